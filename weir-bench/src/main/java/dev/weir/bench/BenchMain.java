@@ -1,0 +1,24 @@
+package dev.weir.bench;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of {@code weir-bench.jar}. */
+@Command(
+        name = "weir-bench",
+        mixinStandardHelpOptions = true,
+        description = "Benchmarks of Weir (and, side by side, Apache Flink).",
+        subcommands = {KeyedSumBench.class})
+public final class BenchMain implements Callable<Integer> {
+    @Override
+    public Integer call() {
+        CommandLine.usage(this, System.out);
+        return 0;
+    }
+
+    /** Runs the command line and exits with its status. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new BenchMain()).execute(args));
+    }
+}

@@ -1,0 +1,116 @@
+package dev.weir.api;
+
+import dev.weir.api.codec.Codec;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.function.Collector;
+import dev.weir.api.function.FunctionFactory;
+import dev.weir.api.function.KeySelector;
+import dev.weir.api.function.KeyedProcessFunction;
+import dev.weir.api.function.ReduceFunction;
+import dev.weir.api.function.ValueProcessFunction;
+import dev.weir.api.state.KeyedStateStore;
+import dev.weir.api.state.ValueState;
+import dev.weir.internal.graph.Node;
+import dev.weir.internal.graph.Node.OperatorNode;
+import dev.weir.internal.graph.Node.Partitioning;
+import dev.weir.internal.operators.KeyedProcessOperator;
+import java.util.Objects;
+
+/**
+ * A stream partitioned by key; the next step sees each key on one subtask and can keep per-key
+ * state that checkpoints save and restore.
+ *
+ * @param <K> key type
+ * @param <T> record type
+ */
+public final class KeyedStream<K, T> {
+    private final Pipeline pipeline;
+    private final Node input;
+    private final KeySelector<? super T, K> keySelector;
+
+    KeyedStream(Pipeline pipeline, Node input, KeySelector<? super T, K> keySelector) {
+        this.pipeline = pipeline;
+        this.input = input;
+        this.keySelector = keySelector;
+    }
+
+    /**
+     * Processes each record with a function made by {@code factory} once per subtask; the function
+     * declares its state in {@code open}. {@code name} identifies the state in checkpoints and must
+     * be unique in the pipeline.
+     */
+    @SuppressWarnings("unchecked")
+    public <R> DataStream<R> process(
+            String name, FunctionFactory<? extends KeyedProcessFunction<K, ? super T, R>> factory) {
+        Objects.requireNonNull(factory, "factory");
+        KeySelector<Object, Object> selector = (KeySelector<Object, Object>) keySelector;
+        FunctionFactory<KeyedProcessFunction<Object, Object, Object>> f =
+                (FunctionFactory<KeyedProcessFunction<Object, Object, Object>>) (Object) factory;
+        OperatorNode node =
+                new OperatorNode(
+                        pipeline.nextId(),
+                        pipeline.claimName(name),
+                        input,
+                        Partitioning.KEYED,
+                        selector,
+                        () -> new KeyedProcessOperator(selector, f),
+                        null);
+        pipeline.add(node);
+        return new DataStream<>(pipeline, node);
+    }
+
+    /**
+     * Processes each record with one {@link ValueState} per key, stored with {@code stateCodec}:
+     * {@code (key, value, state, out) -> ...}.
+     */
+    public <S, R> DataStream<R> process(
+            String name, Codec<S> stateCodec, ValueProcessFunction<K, ? super T, S, R> function) {
+        Objects.requireNonNull(stateCodec, "stateCodec");
+        Objects.requireNonNull(function, "function");
+        return process(name, () -> new ValueProcess<K, T, S, R>(stateCodec, function));
+    }
+
+    /**
+     * Keeps a running reduction per key and emits the new value after each record; the state uses
+     * {@link Codecs#auto()}.
+     */
+    public DataStream<T> reduce(String name, ReduceFunction<T> function) {
+        return reduce(name, function, Codecs.auto());
+    }
+
+    /** Like {@link #reduce(String, ReduceFunction)} with an explicit state codec. */
+    public DataStream<T> reduce(String name, ReduceFunction<T> function, Codec<T> codec) {
+        Objects.requireNonNull(function, "function");
+        return process(
+                name,
+                codec,
+                (K key, T value, ValueState<T> state, Collector<T> out) -> {
+                    T accumulated = state.value();
+                    T next = accumulated == null ? value : function.reduce(accumulated, value);
+                    state.update(next);
+                    out.collect(next);
+                });
+    }
+
+    /** Adapts the one-state short form to the full {@link KeyedProcessFunction}. */
+    private static final class ValueProcess<K, T, S, R> implements KeyedProcessFunction<K, T, R> {
+        private final Codec<S> codec;
+        private final ValueProcessFunction<K, ? super T, S, R> function;
+        private transient ValueState<S> state;
+
+        ValueProcess(Codec<S> codec, ValueProcessFunction<K, ? super T, S, R> function) {
+            this.codec = codec;
+            this.function = function;
+        }
+
+        @Override
+        public void open(KeyedStateStore states) {
+            state = states.valueState("value", codec);
+        }
+
+        @Override
+        public void process(K key, T value, Collector<R> out) throws Exception {
+            function.process(key, value, state, out);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.weir.api.sink;
+
+import dev.weir.api.Guarantee;
+import java.io.Serializable;
+
+/**
+ * Where a pipeline's results leave Weir.
+ *
+ * <p>Each sink declares the guarantee it gives when replays happen: a plain sink that simply writes
+ * (console, a callback) repeats writes on replay and is {@link Guarantee#AT_LEAST_ONCE}. See {@link
+ * Sinks} for built-ins.
+ *
+ * @param <T> record type
+ */
+public interface Sink<T> extends Serializable {
+    /** A short name of the kind of sink, such as {@code "console"}. */
+    String kind();
+
+    /** The guarantee this sink gives when the engine replays records after a failure. */
+    Guarantee guarantee();
+
+    /** Why the sink is not exactly-once and what to use instead; empty for exactly-once sinks. */
+    default String limitation() {
+        return guarantee() == Guarantee.EXACTLY_ONCE
+                ? ""
+                : "not transactional or idempotent; use a two-phase-commit or idempotent sink";
+    }
+
+    /** Creates the writer of one sink subtask. */
+    SinkWriter<T> createWriter(SinkContext context) throws Exception;
+}

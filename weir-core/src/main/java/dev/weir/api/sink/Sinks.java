@@ -1,0 +1,45 @@
+package dev.weir.api.sink;
+
+import dev.weir.api.Guarantee;
+import java.io.PrintStream;
+
+/** Built-in sinks. */
+public final class Sinks {
+    private Sinks() {}
+
+    /** Collects records in memory; read them with {@link CollectSink#results()}. */
+    public static <T> CollectSink<T> collect() {
+        return new CollectSink<>();
+    }
+
+    /** Counts and discards records; read the total with {@link CountingSink#count()}. */
+    public static <T> CountingSink<T> counting() {
+        return new CountingSink<>();
+    }
+
+    /** Prints each record's {@code toString()} on standard output; at-least-once. */
+    public static <T> Sink<T> console() {
+        return console("");
+    }
+
+    /** Prints {@code prefix} and each record's {@code toString()} on standard output. */
+    public static <T> Sink<T> console(String prefix) {
+        return new Sink<>() {
+            @Override
+            public String kind() {
+                return "console";
+            }
+
+            @Override
+            public Guarantee guarantee() {
+                return Guarantee.AT_LEAST_ONCE;
+            }
+
+            @Override
+            public SinkWriter<T> createWriter(SinkContext context) {
+                PrintStream out = System.out;
+                return record -> out.println(prefix + record);
+            }
+        };
+    }
+}

@@ -1,0 +1,32 @@
+package dev.weir.api.source;
+
+import dev.weir.api.function.Collector;
+
+/**
+ * Reads one split.
+ *
+ * <h2>How the methods are called</h2>
+ *
+ * On the source task's thread only: optionally {@link #seek} once (on restore), then {@link #poll}
+ * repeatedly, with {@link #position} read between polls when a checkpoint barrier is emitted, and
+ * finally {@link #close}. {@code poll} must not block for long: return {@link
+ * ReadStatus#NOTHING_AVAILABLE} instead, and the task will call again.
+ *
+ * @param <T> record type
+ */
+public interface SourceReader<T> extends AutoCloseable {
+    /** Emits at most {@code maxRecords} records into {@code out}. */
+    ReadStatus poll(Collector<T> out, int maxRecords) throws Exception;
+
+    /** Returns the position after the last record emitted; the checkpoint stores it. */
+    long position();
+
+    /**
+     * Moves the reader so the next record read is the one at {@code position}. Only called for
+     * replayable sources.
+     */
+    void seek(long position) throws Exception;
+
+    @Override
+    default void close() throws Exception {}
+}

@@ -1,0 +1,20 @@
+package dev.weir.api.state;
+
+/**
+ * One value per key.
+ *
+ * <p>Scoped to the key of the record being processed. Stored values must be treated as immutable
+ * once passed to {@link #update}: the snapshot of a checkpoint may hold a reference to them.
+ *
+ * @param <T> value type
+ */
+public interface ValueState<T> {
+    /** Returns the value for the current key, or null if none was stored. */
+    T value();
+
+    /** Stores {@code value} (not null) for the current key. */
+    void update(T value);
+
+    /** Removes the value for the current key. */
+    void clear();
+}

@@ -1,0 +1,57 @@
+package dev.weir.internal.operators;
+
+import dev.weir.api.function.Collector;
+import dev.weir.api.function.FunctionFactory;
+import dev.weir.api.function.KeySelector;
+import dev.weir.api.function.KeyedProcessFunction;
+import dev.weir.internal.runtime.OperatorContext;
+import dev.weir.internal.runtime.StreamOperator;
+import dev.weir.internal.runtime.UserCodeException;
+import dev.weir.internal.state.HeapKeyedStateBackend;
+
+/**
+ * Runs a {@link KeyedProcessFunction}: extracts each record's key, scopes the keyed state to it and
+ * calls the function.
+ */
+public final class KeyedProcessOperator implements StreamOperator {
+    private final KeySelector<Object, Object> keySelector;
+    private final FunctionFactory<KeyedProcessFunction<Object, Object, Object>> factory;
+    private KeyedProcessFunction<Object, Object, Object> function;
+    private String name;
+    private Collector<Object> output;
+    private HeapKeyedStateBackend state;
+
+    public KeyedProcessOperator(
+            KeySelector<Object, Object> keySelector,
+            FunctionFactory<KeyedProcessFunction<Object, Object, Object>> factory) {
+        this.keySelector = keySelector;
+        this.factory = factory;
+    }
+
+    @Override
+    public void open(OperatorContext context) throws Exception {
+        this.name = context.operatorName();
+        this.output = context.output();
+        this.state = context.keyedState();
+        this.function = factory.create();
+        function.open(state);
+    }
+
+    /** The keyed state of this subtask. */
+    public HeapKeyedStateBackend state() {
+        return state;
+    }
+
+    @Override
+    public void processElement(Object record) {
+        try {
+            Object key = keySelector.getKey(record);
+            state.setCurrentKey(key);
+            function.process(key, record, output);
+        } catch (UserCodeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new UserCodeException("process '" + name + "'", e);
+        }
+    }
+}

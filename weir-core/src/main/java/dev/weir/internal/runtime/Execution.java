@@ -1,0 +1,294 @@
+package dev.weir.internal.runtime;
+
+import dev.weir.api.source.Source;
+import dev.weir.api.source.SourceContext;
+import dev.weir.internal.graph.JobGraph;
+import dev.weir.internal.graph.JobGraph.ChainNode;
+import dev.weir.internal.graph.JobGraph.Edge;
+import dev.weir.internal.graph.JobGraph.Vertex;
+import dev.weir.internal.graph.Node;
+import dev.weir.internal.graph.Node.OperatorNode;
+import dev.weir.internal.graph.Node.Partitioning;
+import dev.weir.internal.state.HeapKeyedStateBackend;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One attempt at running a job graph: its tasks, channels and worker threads.
+ *
+ * <p>Built and started by the job's driver thread. Ends when every task is done, when a task fails
+ * (the first failure is kept as the cause and every worker stops), or on {@link #cancel}. {@link
+ * #awaitTermination} joins the workers and then closes every task, so no thread outlives it.
+ */
+public final class Execution {
+    private static final Logger LOG = LoggerFactory.getLogger(Execution.class);
+
+    private final RuntimeConfig config;
+    private final List<Task> tasks = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private final AtomicInteger remaining = new AtomicInteger();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private volatile boolean stopping;
+    private volatile boolean cancelled;
+
+    /** Builds every task of {@code graph}; nothing runs until {@link #start}. */
+    public Execution(JobGraph graph, RuntimeConfig config, LongSupplier nanoClock) {
+        this.config = config;
+        SpscChannel[][][] channels = createChannels(graph);
+        for (Vertex vertex : graph.vertices()) {
+            for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
+                tasks.add(buildTask(vertex, subtask, channels, nanoClock));
+            }
+        }
+        remaining.set(tasks.size());
+    }
+
+    /** channels[edge][producer subtask][consumer subtask]; null where the edge does not connect. */
+    private SpscChannel[][][] createChannels(JobGraph graph) {
+        SpscChannel[][][] channels = new SpscChannel[graph.edges().size()][][];
+        for (Edge edge : graph.edges()) {
+            int producers = edge.from().parallelism();
+            int consumers = edge.to().parallelism();
+            channels[edge.index()] = new SpscChannel[producers][consumers];
+            for (int from = 0; from < producers; from++) {
+                for (int to = 0; to < consumers; to++) {
+                    if (edge.mode() != RecordWriter.Mode.POINTWISE || from == to) {
+                        String name =
+                                edge.from().name()
+                                        + "#"
+                                        + from
+                                        + "->"
+                                        + edge.to().name()
+                                        + "#"
+                                        + to;
+                        channels[edge.index()][from][to] =
+                                new SpscChannel(name, config.channelCapacityBatches());
+                    }
+                }
+            }
+        }
+        return channels;
+    }
+
+    private Task buildTask(
+            Vertex vertex, int subtask, SpscChannel[][][] channels, LongSupplier nanoClock) {
+        String taskName = vertex.name() + "#" + subtask;
+        TaskBuilder builder = new TaskBuilder(vertex, subtask, channels);
+        Output headOutput = builder.build(vertex.head());
+        if (vertex.isSource()) {
+            Node.SourceNode sourceNode = (Node.SourceNode) vertex.head().node();
+            @SuppressWarnings("unchecked")
+            Source<Object> source = (Source<Object>) sourceNode.source();
+            List<String> all = source.splits(vertex.parallelism());
+            List<String> mine = new ArrayList<>();
+            for (int i = subtask; i < all.size(); i += vertex.parallelism()) {
+                mine.add(all.get(i));
+            }
+            SourceContext context = sourceContext(subtask, vertex.parallelism(), nanoClock);
+            return new Task(
+                    taskName,
+                    config.batchSize(),
+                    new SourceDriver(source, mine, context),
+                    headOutput,
+                    null,
+                    null,
+                    builder.operators,
+                    builder.contexts,
+                    builder.writers);
+        }
+        List<SpscChannel> inputs = new ArrayList<>();
+        for (Edge edge : vertex.inputs()) {
+            for (SpscChannel[] fromProducer : channels[edge.index()]) {
+                if (fromProducer[subtask] != null) {
+                    inputs.add(fromProducer[subtask]);
+                }
+            }
+        }
+        return new Task(
+                taskName,
+                config.batchSize(),
+                null,
+                null,
+                new InputGate(inputs.toArray(new SpscChannel[0])),
+                headOutput,
+                builder.operators,
+                builder.contexts,
+                builder.writers);
+    }
+
+    private static SourceContext sourceContext(int subtask, int parallelism, LongSupplier clock) {
+        return new SourceContext() {
+            @Override
+            public int subtaskIndex() {
+                return subtask;
+            }
+
+            @Override
+            public int parallelism() {
+                return parallelism;
+            }
+
+            @Override
+            public long nanoTime() {
+                return clock.getAsLong();
+            }
+        };
+    }
+
+    /** Creates the operators of one task's chain and wires their outputs. */
+    private final class TaskBuilder {
+        final Vertex vertex;
+        final int subtask;
+        final SpscChannel[][][] channels;
+        final List<StreamOperator> operators = new ArrayList<>();
+        final List<OperatorContext> contexts = new ArrayList<>();
+        final List<RecordWriter> writers = new ArrayList<>();
+
+        TaskBuilder(Vertex vertex, int subtask, SpscChannel[][][] channels) {
+            this.vertex = vertex;
+            this.subtask = subtask;
+            this.channels = channels;
+        }
+
+        /** Returns the output that feeds {@code node} (for a source: the source's own output). */
+        Output build(ChainNode node) {
+            StreamOperator operator = null;
+            int slot = -1;
+            if (node.node() instanceof OperatorNode operatorNode) {
+                operator = operatorNode.factory().create();
+                operators.add(operator);
+                contexts.add(null);
+                slot = operators.size() - 1;
+            }
+            List<Output> outputs = new ArrayList<>();
+            for (ChainNode child : node.chained()) {
+                outputs.add(build(child));
+            }
+            for (Edge edge : node.outputs()) {
+                RecordWriter writer = writerFor(edge);
+                writers.add(writer);
+                outputs.add(writer);
+            }
+            Output output =
+                    outputs.size() == 1
+                            ? outputs.get(0)
+                            : new FanOut(outputs.toArray(new Output[0]));
+            if (operator == null) {
+                return output;
+            }
+            HeapKeyedStateBackend keyed =
+                    ((OperatorNode) node.node()).partitioning() == Partitioning.KEYED
+                            ? new HeapKeyedStateBackend(config.maxParallelism())
+                            : null;
+            contexts.set(
+                    slot,
+                    new OperatorContext(
+                            node.node().name(), subtask, vertex.parallelism(), output, keyed));
+            StreamOperator target = operator;
+            return target::processElement;
+        }
+
+        private RecordWriter writerFor(Edge edge) {
+            SpscChannel[] targets = channels[edge.index()][subtask];
+            if (edge.mode() == RecordWriter.Mode.POINTWISE) {
+                targets = new SpscChannel[] {targets[subtask]};
+            }
+            return new RecordWriter(
+                    edge.to().name(),
+                    edge.mode(),
+                    edge.keySelector(),
+                    config.maxParallelism(),
+                    config.batchSize(),
+                    targets);
+        }
+    }
+
+    /** Starts the worker threads; tasks are spread round-robin in graph order. */
+    public void start() {
+        int workerCount = Math.min(config.workerThreads(), Math.max(1, tasks.size()));
+        List<List<Task>> assignment = new ArrayList<>();
+        for (int i = 0; i < workerCount; i++) {
+            assignment.add(new ArrayList<>());
+        }
+        for (int i = 0; i < tasks.size(); i++) {
+            assignment.get(i % workerCount).add(tasks.get(i));
+        }
+        for (int i = 0; i < workerCount; i++) {
+            Thread thread =
+                    new Thread(
+                            new Worker(this, assignment.get(i), config.maxIdleParkNanos()),
+                            "weir-" + config.jobName() + "-worker-" + i);
+            thread.setDaemon(true);
+            threads.add(thread);
+        }
+        if (tasks.isEmpty()) {
+            finished.countDown();
+        }
+        for (Thread thread : threads) {
+            thread.start();
+        }
+    }
+
+    boolean isStopping() {
+        return stopping;
+    }
+
+    void taskDone(Task task) {
+        LOG.debug("task {} done", task.name());
+        if (remaining.decrementAndGet() == 0) {
+            finished.countDown();
+        }
+    }
+
+    /** Records the first failure and stops every worker. */
+    void fail(Task task, Throwable cause) {
+        if (failure.compareAndSet(null, cause)) {
+            LOG.debug("task {} failed", task == null ? "?" : task.name(), cause);
+        }
+        stopping = true;
+        finished.countDown();
+    }
+
+    /** Stops every worker; {@link #awaitTermination} then reports cancellation. */
+    public void cancel() {
+        cancelled = true;
+        stopping = true;
+        finished.countDown();
+    }
+
+    public boolean isCancelled() {
+        return cancelled;
+    }
+
+    /**
+     * Waits until the execution ends, joins its threads and closes its tasks. Returns null on
+     * success, else the failure (the user's exception where user code failed).
+     */
+    public Throwable awaitTermination() throws InterruptedException {
+        finished.await();
+        stopping = true;
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        Throwable cause = failure.get();
+        for (Task task : tasks) {
+            try {
+                task.close();
+            } catch (Exception e) {
+                if (cause == null) {
+                    cause = e;
+                } else if (cause != e) {
+                    cause.addSuppressed(e);
+                }
+            }
+        }
+        return cause == null ? null : UserCodeException.unwrap(cause);
+    }
+}

@@ -1,0 +1,17 @@
+package dev.weir.internal.runtime;
+
+/** Sends each record to several outputs: chained operators and network writers. */
+final class FanOut implements Output {
+    private final Output[] outputs;
+
+    FanOut(Output[] outputs) {
+        this.outputs = outputs.clone();
+    }
+
+    @Override
+    public void collect(Object record) {
+        for (Output output : outputs) {
+            output.collect(record);
+        }
+    }
+}

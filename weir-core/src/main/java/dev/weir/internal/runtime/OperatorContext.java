@@ -1,0 +1,19 @@
+package dev.weir.internal.runtime;
+
+import dev.weir.internal.state.HeapKeyedStateBackend;
+
+/**
+ * What an operator sees of its subtask.
+ *
+ * @param operatorName the operator's unique name in the pipeline
+ * @param subtaskIndex this subtask's index, from 0
+ * @param parallelism the operator's number of subtasks
+ * @param output where the operator emits records
+ * @param keyedState the keyed state of this operator and subtask, or null if the input is not keyed
+ */
+public record OperatorContext(
+        String operatorName,
+        int subtaskIndex,
+        int parallelism,
+        Output output,
+        HeapKeyedStateBackend keyedState) {}

@@ -1,0 +1,168 @@
+package dev.weir.internal.runtime;
+
+import dev.weir.api.function.KeySelector;
+import dev.weir.internal.state.KeyGroups;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+
+/**
+ * Partitions one operator's output over the channels of one downstream edge, in batches.
+ *
+ * <p>Records are appended to a per-target array; a full array is sealed and offered to the target's
+ * channel. What a full channel refuses waits in a per-target pending queue, and the task takes no
+ * new input until {@link #drain} has emptied it: so a task holds at most what one input batch
+ * produces, and a slow consumer stops its producers (backpressure) instead of growing memory.
+ * Single-threaded: used only by the producing task.
+ */
+public final class RecordWriter implements Output {
+    /** How a record picks its target subtask. */
+    public enum Mode {
+        /** Producer subtask i sends only to consumer subtask i. */
+        POINTWISE,
+        /** The record's key group decides. */
+        KEYED,
+        /** Round-robin. */
+        REBALANCE
+    }
+
+    private final String name;
+    private final Mode mode;
+    private final KeySelector<Object, Object> keySelector;
+    private final int maxParallelism;
+    private final int batchSize;
+    private final SpscChannel[] channels;
+    private final Object[][] batches;
+    private final int[] sizes;
+    private final ArrayDeque<Object>[] pending;
+    private int pendingItems;
+    private int nextRoundRobin;
+
+    /**
+     * Creates a writer to {@code channels}, indexed by target subtask (a single channel for {@link
+     * Mode#POINTWISE}).
+     */
+    @SuppressWarnings("unchecked")
+    public RecordWriter(
+            String name,
+            Mode mode,
+            KeySelector<Object, Object> keySelector,
+            int maxParallelism,
+            int batchSize,
+            SpscChannel[] channels) {
+        this.name = name;
+        this.mode = mode;
+        this.keySelector = keySelector;
+        this.maxParallelism = maxParallelism;
+        this.batchSize = batchSize;
+        this.channels = channels.clone();
+        this.batches = new Object[channels.length][];
+        this.sizes = new int[channels.length];
+        this.pending = (ArrayDeque<Object>[]) new ArrayDeque<?>[channels.length];
+        for (int i = 0; i < channels.length; i++) {
+            pending[i] = new ArrayDeque<>();
+        }
+    }
+
+    @Override
+    public void collect(Object record) {
+        int target = select(record);
+        Object[] batch = batches[target];
+        if (batch == null) {
+            batch = new Object[batchSize];
+            batches[target] = batch;
+        }
+        int size = sizes[target];
+        batch[size++] = record;
+        if (size == batchSize) {
+            batches[target] = null;
+            sizes[target] = 0;
+            enqueue(target, batch);
+        } else {
+            sizes[target] = size;
+        }
+    }
+
+    private int select(Object record) {
+        switch (mode) {
+            case POINTWISE:
+                return 0;
+            case KEYED:
+                Object key;
+                try {
+                    key = keySelector.getKey(record);
+                } catch (Exception e) {
+                    throw new UserCodeException("keyBy before '" + name + "'", e);
+                }
+                if (key == null) {
+                    throw new UserCodeException(
+                            "keyBy before '" + name + "'",
+                            new NullPointerException("key selector returned null for " + record));
+                }
+                return KeyGroups.subtaskOf(
+                        KeyGroups.keyGroupOf(key, maxParallelism), maxParallelism, channels.length);
+            default:
+                int target = nextRoundRobin;
+                nextRoundRobin = target + 1 == channels.length ? 0 : target + 1;
+                return target;
+        }
+    }
+
+    /** Seals partly filled batches so they can be sent. */
+    public void flush() {
+        for (int target = 0; target < channels.length; target++) {
+            int size = sizes[target];
+            if (size > 0) {
+                sizes[target] = 0;
+                enqueue(target, Arrays.copyOf(batches[target], size));
+            }
+        }
+    }
+
+    /** Flushes, then queues {@code event} for every target, after all records already written. */
+    public void broadcastEvent(ControlEvent event) {
+        flush();
+        for (int target = 0; target < channels.length; target++) {
+            enqueue(target, event);
+        }
+    }
+
+    private void enqueue(int target, Object item) {
+        ArrayDeque<Object> queue = pending[target];
+        if (queue.isEmpty() && channels[target].offer(item)) {
+            return;
+        }
+        queue.addLast(item);
+        pendingItems++;
+    }
+
+    /**
+     * Offers pending items to their channels; returns how many were sent. The writer is clear when
+     * {@link #hasPending()} is false.
+     */
+    public int drain() {
+        if (pendingItems == 0) {
+            return 0;
+        }
+        int sent = 0;
+        for (int target = 0; target < channels.length; target++) {
+            ArrayDeque<Object> queue = pending[target];
+            SpscChannel channel = channels[target];
+            while (!queue.isEmpty() && channel.offer(queue.peekFirst())) {
+                queue.pollFirst();
+                sent++;
+            }
+        }
+        pendingItems -= sent;
+        return sent;
+    }
+
+    /** True while some sealed batch or event waits for room in its channel. */
+    public boolean hasPending() {
+        return pendingItems > 0;
+    }
+
+    @Override
+    public String toString() {
+        return "RecordWriter(" + name + ", " + mode + ", " + channels.length + " targets)";
+    }
+}

@@ -1,0 +1,88 @@
+package dev.weir.internal.runtime;
+
+import dev.weir.api.source.ReadStatus;
+import dev.weir.api.source.Source;
+import dev.weir.api.source.SourceContext;
+import dev.weir.api.source.SourceReader;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the splits assigned to one source subtask, round-robin, into the task's output.
+ *
+ * <p>Single-threaded: only the source task calls it.
+ */
+final class SourceDriver {
+    private final Source<Object> source;
+    private final List<String> splits;
+    private final SourceContext context;
+    private final List<SourceReader<Object>> readers = new ArrayList<>();
+    private final List<String> openSplits = new ArrayList<>();
+    private int next;
+
+    SourceDriver(Source<Object> source, List<String> splits, SourceContext context) {
+        this.source = source;
+        this.splits = List.copyOf(splits);
+        this.context = context;
+    }
+
+    void open() throws Exception {
+        for (String split : splits) {
+            readers.add(source.openReader(split, context));
+            openSplits.add(split);
+        }
+    }
+
+    /**
+     * Polls up to {@code maxRecords} from the next open split; returns true if any split made
+     * progress or ended.
+     */
+    boolean poll(Output output, int maxRecords) throws Exception {
+        if (readers.isEmpty()) {
+            return false;
+        }
+        int tries = readers.size();
+        for (int i = 0; i < tries; i++) {
+            if (next >= readers.size()) {
+                next = 0;
+            }
+            SourceReader<Object> reader = readers.get(next);
+            ReadStatus status = reader.poll(output, maxRecords);
+            if (status == ReadStatus.END_OF_INPUT) {
+                reader.close();
+                readers.remove(next);
+                openSplits.remove(next);
+                return true;
+            }
+            next++;
+            if (status == ReadStatus.MORE_AVAILABLE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean ended() {
+        return readers.isEmpty();
+    }
+
+    void close() throws Exception {
+        Exception first = null;
+        for (SourceReader<Object> reader : readers) {
+            try {
+                reader.close();
+            } catch (Exception e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        readers.clear();
+        openSplits.clear();
+        if (first != null) {
+            throw first;
+        }
+    }
+}

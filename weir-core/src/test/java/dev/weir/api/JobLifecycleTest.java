@@ -1,0 +1,100 @@
+package dev.weir.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.api.sink.CountingSink;
+import dev.weir.api.sink.Sinks;
+import dev.weir.api.source.Sources;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+
+class JobLifecycleTest {
+    static long weirThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith("weir-"))
+                .count();
+    }
+
+    @Test
+    void cancelMidStreamEndsWithCancellationAndLeavesNoThreads() throws Exception {
+        CountDownLatch flowing = new CountDownLatch(1000);
+        Pipeline pipeline = Pipeline.create("endless").parallelism(2);
+        pipeline.source("numbers", Sources.sequence(1, Long.MAX_VALUE - 1))
+                .map(
+                        n -> {
+                            flowing.countDown();
+                            return n;
+                        })
+                .keyBy(n -> n % 7)
+                .reduce("sum", Long::sum)
+                .sink("out", Sinks.counting());
+        JobHandle job = pipeline.start();
+        flowing.await();
+
+        job.cancel();
+
+        assertThatThrownBy(job::await).isInstanceOf(CancellationException.class);
+        assertThat(job.isDone()).isTrue();
+        assertThat(weirThreads()).isZero();
+    }
+
+    @Test
+    void anExceptionInAUserFunctionFailsTheJobWithThatCause() throws Exception {
+        IllegalStateException boom = new IllegalStateException("bad record 4242");
+        Pipeline pipeline = Pipeline.create("failing").parallelism(2);
+        pipeline.source("numbers", Sources.sequence(1, 1_000_000))
+                .keyBy(n -> n % 3)
+                .reduce(
+                        "sum",
+                        (a, b) -> {
+                            if (b == 4242) {
+                                throw boom;
+                            }
+                            return a + b;
+                        })
+                .sink("out", Sinks.counting());
+
+        assertThatThrownBy(pipeline::run)
+                .isInstanceOf(JobFailedException.class)
+                .hasCause(boom)
+                .hasMessageContaining("bad record 4242");
+        assertThat(weirThreads()).isZero();
+    }
+
+    @Test
+    void aFinishedJobLeavesNoThreadsAndCountsEveryRecord() throws Exception {
+        CountingSink<Long> sink = Sinks.counting();
+        Pipeline pipeline = Pipeline.create("bounded").parallelism(3);
+        pipeline.source("numbers", Sources.sequence(1, 100_000))
+                .filter(n -> n % 2 == 0)
+                .sink("out", sink);
+
+        JobResult result = pipeline.start().await(Duration.ofMinutes(2));
+
+        assertThat(result.jobName()).isEqualTo("bounded");
+        assertThat(sink.count()).isEqualTo(50_000);
+        assertThat(weirThreads()).isZero();
+    }
+
+    @Test
+    void aDuplicateOperatorNameIsRefusedWithTheReason() {
+        Pipeline pipeline = Pipeline.create("dupes");
+        pipeline.source("numbers", Sources.sequence(1, 3));
+        assertThatThrownBy(() -> pipeline.source("numbers", Sources.sequence(1, 3)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'numbers' is used twice")
+                .hasMessageContaining("unique");
+    }
+
+    @Test
+    void parallelismAboveMaxParallelismIsRefused() {
+        Pipeline pipeline = Pipeline.create("too-wide").maxParallelism(4).parallelism(8);
+        pipeline.source("numbers", Sources.sequence(1, 3)).sink("out", Sinks.counting());
+        assertThatThrownBy(pipeline::start)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxParallelism");
+    }
+}
