@@ -1,60 +1,218 @@
 package dev.weir.cli;
 
+import dev.weir.api.Guarantee;
+import dev.weir.api.JobHandle;
+import dev.weir.api.JobListener;
 import dev.weir.api.Pipeline;
+import dev.weir.api.RestartStrategy;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.api.checkpoint.CheckpointView;
 import dev.weir.api.codec.Codecs;
+import dev.weir.api.function.Collector;
 import dev.weir.api.sink.CollectSink;
 import dev.weir.api.sink.Sinks;
-import dev.weir.api.source.Sources;
+import dev.weir.api.source.ReadStatus;
+import dev.weir.api.source.Source;
+import dev.weir.api.source.SourceContext;
+import dev.weir.api.source.SourceReader;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code weir demo}: the lecture's job. The numbers 1..N are summed into an even and an odd sum,
- * keyed by parity, in keyed state.
+ * {@code weir demo}: the lecture's story. The numbers 1..10 are summed into an even and an odd sum
+ * in keyed state; a checkpoint completes right after record 5 ({offset 5, even 6, odd 9}); the job
+ * crashes while processing 7, restores that checkpoint, replays 6 and 7, and ends with even 30, odd
+ * 25.
  */
-@Command(name = "demo", description = "Runs the even/odd sum job on 1..10 and prints the result.")
+@Command(
+        name = "demo",
+        description =
+                "Runs the even/odd sum on 1..10 with a checkpoint after 5 and a crash at 7, and"
+                        + " shows the restore.")
 public final class DemoCommand implements Callable<Integer> {
-    @Option(names = "--to", description = "Last number of the input (default ${DEFAULT-VALUE}).")
-    long to = 10;
+    @Option(
+            names = "--dir",
+            description = "Checkpoint directory (default: a new temporary directory).")
+    Path directory;
 
     /** One update of a parity's running sum. */
     public record ParitySum(String parity, long sum) {}
 
     @Override
     public Integer call() throws Exception {
-        PrintStream out = System.out;
-        Map<String, Long> result = run(to, out);
-        out.println("RESULT even=" + result.get("even") + " odd=" + result.get("odd"));
+        Path dir = directory != null ? directory : Files.createTempDirectory("weir-demo-");
+        Map<String, Long> result = runLectureStory(dir, System.out);
+        System.out.println("RESULT even=" + result.get("even") + " odd=" + result.get("odd"));
         return 0;
     }
 
-    /** Runs the job on 1..{@code to} and returns the final sum per parity. */
-    static Map<String, Long> run(long to, PrintStream out) throws InterruptedException {
-        Pipeline pipeline = Pipeline.create("even-odd");
+    /** Runs the story with checkpoints in {@code dir}; returns the final sum per parity. */
+    static Map<String, Long> runLectureStory(Path dir, PrintStream out) throws Exception {
+        AtomicBoolean released = new AtomicBoolean();
+        AtomicBoolean paused = new AtomicBoolean();
+        AtomicBoolean crashed = new AtomicBoolean();
         CollectSink<ParitySum> sums = Sinks.collect();
-        pipeline.source("numbers", Sources.sequence(1, to))
+        Pipeline pipeline =
+                Pipeline.create("even-odd")
+                        .checkpointing(CheckpointConfig.exactlyOnce(Duration.ZERO, dir))
+                        .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ofMillis(10)))
+                        .listener(
+                                new JobListener() {
+                                    @Override
+                                    public void onCheckpointComplete(CheckpointStats stats) {
+                                        out.println(
+                                                "checkpoint "
+                                                        + stats.id()
+                                                        + " complete: "
+                                                        + describe(stats.path())
+                                                        + " ("
+                                                        + stats.sizeBytes()
+                                                        + " bytes in "
+                                                        + stats.tasks().size()
+                                                        + " task files)");
+                                    }
+
+                                    @Override
+                                    public void onFailure(
+                                            Throwable cause, int attempt, boolean willRestart) {
+                                        out.println(
+                                                "crash: "
+                                                        + cause.getMessage()
+                                                        + (willRestart ? "; restarting" : ""));
+                                    }
+
+                                    @Override
+                                    public void onRestore(long checkpointId, Path path) {
+                                        out.println(
+                                                "restored checkpoint "
+                                                        + checkpointId
+                                                        + ": "
+                                                        + describe(path)
+                                                        + "; replaying from offset 5");
+                                    }
+                                });
+        pipeline.source("numbers", new GatedSequence(10, 5, released, paused))
                 .keyBy(n -> n % 2 == 0 ? "even" : "odd")
                 .<Long, ParitySum>process(
                         "sum",
                         Codecs.LONG,
                         (parity, n, sum, collector) -> {
+                            if (n == 7 && crashed.compareAndSet(false, true)) {
+                                throw new IllegalStateException(
+                                        "injected failure while processing 7");
+                            }
                             long next = (sum.value() == null ? 0 : sum.value()) + n;
                             sum.update(next);
+                            out.println("  processed " + n + " -> " + parity + "=" + next);
                             collector.collect(new ParitySum(parity, next));
                         })
                 .sink("sums", sums);
-        out.println("running: numbers 1.." + to + " -> keyBy(parity) -> sum in ValueState");
-        pipeline.run();
+        out.println(
+                "job: numbers 1..10 -> keyBy(parity) -> running sum in keyed state;"
+                        + " exactly-once checkpoints in "
+                        + dir);
+        JobHandle job = pipeline.start();
+        while (!paused.get()) {
+            Thread.onSpinWait();
+        }
+        job.triggerCheckpoint().get();
+        released.set(true);
+        job.await();
         Map<String, Long> latest = new TreeMap<>(Map.of("even", 0L, "odd", 0L));
         List<ParitySum> updates = sums.results();
         for (ParitySum update : updates) {
             latest.put(update.parity(), update.sum());
         }
         return latest;
+    }
+
+    static String describe(Path checkpoint) {
+        CheckpointView view = CheckpointView.open(checkpoint);
+        long offset = view.offsets("numbers").values().stream().mapToLong(Long::longValue).sum();
+        Map<Object, Long> sums = view.valueState("sum", "value", Codecs.LONG);
+        return "offset="
+                + offset
+                + " even="
+                + sums.getOrDefault("even", 0L)
+                + " odd="
+                + sums.getOrDefault("odd", 0L);
+    }
+
+    /**
+     * 1..{@code to} as one replayable split, which holds back after {@code pauseAfter} until
+     * released, so the demo can checkpoint at exactly that offset.
+     */
+    static final class GatedSequence implements Source<Long> {
+        private final long to;
+        private final long pauseAfter;
+        private final AtomicBoolean released;
+        private final AtomicBoolean paused;
+
+        GatedSequence(long to, long pauseAfter, AtomicBoolean released, AtomicBoolean paused) {
+            this.to = to;
+            this.pauseAfter = pauseAfter;
+            this.released = released;
+            this.paused = paused;
+        }
+
+        @Override
+        public String kind() {
+            return "sequence";
+        }
+
+        @Override
+        public boolean isReplayable() {
+            return true;
+        }
+
+        @Override
+        public Guarantee guarantee() {
+            return Guarantee.EXACTLY_ONCE;
+        }
+
+        @Override
+        public List<String> splits(int parallelism) {
+            return List.of("numbers");
+        }
+
+        @Override
+        public SourceReader<Long> openReader(String split, SourceContext context) {
+            return new SourceReader<>() {
+                private long emitted;
+
+                @Override
+                public ReadStatus poll(Collector<Long> collector, int maxRecords) {
+                    for (int i = 0; i < maxRecords && emitted < to; i++) {
+                        if (emitted == pauseAfter && !released.get()) {
+                            paused.set(true);
+                            return ReadStatus.NOTHING_AVAILABLE;
+                        }
+                        collector.collect(++emitted);
+                    }
+                    return emitted >= to ? ReadStatus.END_OF_INPUT : ReadStatus.MORE_AVAILABLE;
+                }
+
+                @Override
+                public long position() {
+                    return emitted;
+                }
+
+                @Override
+                public void seek(long position) throws IOException {
+                    emitted = position;
+                }
+            };
+        }
     }
 }

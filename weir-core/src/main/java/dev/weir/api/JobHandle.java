@@ -1,6 +1,10 @@
 package dev.weir.api;
 
+import dev.weir.api.checkpoint.CheckpointStats;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -34,4 +38,28 @@ public interface JobHandle {
 
     /** True once the job has ended, in any way. */
     boolean isDone();
+
+    /**
+     * Triggers a checkpoint now; the future completes when it is durable, or fails if it is aborted
+     * or checkpointing is off.
+     */
+    CompletableFuture<CheckpointStats> triggerCheckpoint();
+
+    /**
+     * Takes a savepoint into a new sub-directory of {@code directory}; it is never deleted by
+     * retention, and a pipeline can start from it with {@link Pipeline#fromSavepoint}.
+     */
+    CompletableFuture<CheckpointStats> triggerSavepoint(Path directory);
+
+    /**
+     * Takes a savepoint and then stops the job; {@link #await} returns a result whose {@link
+     * JobResult#stoppedWithSavepoint()} is the savepoint.
+     */
+    CompletableFuture<CheckpointStats> stopWithSavepoint(Path directory);
+
+    /** Figures of the completed checkpoints, oldest first (the last 1000). */
+    List<CheckpointStats> checkpointStats();
+
+    /** How many times the job restarted after a failure so far. */
+    int restarts();
 }

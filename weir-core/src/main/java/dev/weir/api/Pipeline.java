@@ -1,9 +1,15 @@
 package dev.weir.api;
 
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.checkpoint.CheckpointingMode;
 import dev.weir.api.source.Source;
+import dev.weir.internal.checkpoint.CheckpointStore;
 import dev.weir.internal.graph.Node;
+import dev.weir.internal.runtime.JobSettings;
 import dev.weir.internal.runtime.LocalJob;
 import dev.weir.internal.runtime.RuntimeConfig;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -36,6 +42,12 @@ public final class Pipeline {
     private int channelCapacityBatches = 64;
     private int workerThreads = Runtime.getRuntime().availableProcessors();
     private long maxIdleParkNanos = 200_000;
+    private CheckpointConfig checkpoints = CheckpointConfig.none();
+    private RestartStrategy restartStrategy;
+    private JobListener listener = new JobListener() {};
+    private Path fromSavepoint;
+    private boolean allowNonRestoredState;
+    private long seed = 42;
 
     private Pipeline(String name) {
         this.name = validName(name, "pipeline");
@@ -83,6 +95,48 @@ public final class Pipeline {
         return this;
     }
 
+    /** Takes checkpoints as {@code config} says (default: none). */
+    public Pipeline checkpointing(CheckpointConfig config) {
+        this.checkpoints = Objects.requireNonNull(config, "config");
+        return this;
+    }
+
+    /**
+     * What to do when a task fails (default: with checkpointing, up to 10 restarts 100 ms apart;
+     * without, fail at once).
+     */
+    public Pipeline restartStrategy(RestartStrategy strategy) {
+        this.restartStrategy = Objects.requireNonNull(strategy, "strategy");
+        return this;
+    }
+
+    /** Hears checkpoints, failures and restores. */
+    public Pipeline listener(JobListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
+    /** Starts from a savepoint or checkpoint directory instead of {@code resume}. */
+    public Pipeline fromSavepoint(Path savepoint) {
+        this.fromSavepoint = Objects.requireNonNull(savepoint, "savepoint");
+        return this;
+    }
+
+    /**
+     * Lets a restore drop state of operators or sources the pipeline no longer has, instead of
+     * refusing to start (default false).
+     */
+    public Pipeline allowNonRestoredState(boolean allow) {
+        this.allowNonRestoredState = allow;
+        return this;
+    }
+
+    /** Seeds the randomness of the runtime (restart jitter) so runs are reproducible. */
+    public Pipeline seed(long seed) {
+        this.seed = seed;
+        return this;
+    }
+
     /** Adds a source called {@code name}; each name must be unique in the pipeline. */
     public <T> DataStream<T> source(String name, Source<T> source) {
         Objects.requireNonNull(source, "source");
@@ -93,7 +147,30 @@ public final class Pipeline {
 
     /** Builds the job and starts it; returns at once. */
     public JobHandle start() {
-        return LocalJob.start(List.copyOf(nodes), runtimeConfig());
+        RuntimeConfig runtime = runtimeConfig();
+        boolean checkpointing = checkpoints.mode() != CheckpointingMode.NONE;
+        CheckpointStore store =
+                checkpointing
+                        ? new CheckpointStore(checkpoints.directory(), checkpoints.retained())
+                        : null;
+        RestartStrategy restart =
+                restartStrategy != null
+                        ? restartStrategy
+                        : checkpointing
+                                ? RestartStrategy.fixedDelay(10, Duration.ofMillis(100))
+                                : RestartStrategy.none();
+        return LocalJob.start(
+                List.copyOf(nodes),
+                new JobSettings(
+                        runtime,
+                        checkpoints,
+                        store,
+                        restart,
+                        listener,
+                        fromSavepoint,
+                        allowNonRestoredState,
+                        System::nanoTime,
+                        seed));
     }
 
     /**

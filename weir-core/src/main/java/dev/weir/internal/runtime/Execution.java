@@ -1,7 +1,10 @@
 package dev.weir.internal.runtime;
 
+import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.api.checkpoint.CheckpointingMode;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.SourceContext;
+import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.JobGraph.ChainNode;
 import dev.weir.internal.graph.JobGraph.Edge;
@@ -10,11 +13,14 @@ import dev.weir.internal.graph.Node;
 import dev.weir.internal.graph.Node.OperatorNode;
 import dev.weir.internal.graph.Node.Partitioning;
 import dev.weir.internal.state.HeapKeyedStateBackend;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +36,9 @@ public final class Execution {
     private static final Logger LOG = LoggerFactory.getLogger(Execution.class);
 
     private final RuntimeConfig config;
+    private final JobSettings settings;
+    private final CheckpointCoordinator coordinator;
+    private final RestoredCheckpoint restored;
     private final List<Task> tasks = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicInteger remaining = new AtomicInteger();
@@ -38,16 +47,53 @@ public final class Execution {
     private volatile boolean stopping;
     private volatile boolean cancelled;
 
-    /** Builds every task of {@code graph}; nothing runs until {@link #start}. */
-    public Execution(JobGraph graph, RuntimeConfig config, LongSupplier nanoClock) {
-        this.config = config;
+    /**
+     * Builds every task of {@code graph}, restoring {@code restored} if not null; nothing runs
+     * until {@link #start}.
+     */
+    public Execution(
+            JobGraph graph,
+            JobSettings settings,
+            RestoredCheckpoint restored,
+            Consumer<CheckpointStats> statsSink) {
+        this.config = settings.runtime();
+        this.settings = settings;
+        this.restored = restored;
+        this.coordinator =
+                settings.checkpoints().mode() == CheckpointingMode.NONE
+                        ? null
+                        : new CheckpointCoordinator(
+                                config.jobName(),
+                                config.maxParallelism(),
+                                settings.checkpoints(),
+                                settings.store(),
+                                settings.listener(),
+                                statsSink);
+        if (restored != null) {
+            RestoreAssignment.validate(graph, restored, config, settings.allowNonRestoredState());
+        }
         SpscChannel[][][] channels = createChannels(graph);
         for (Vertex vertex : graph.vertices()) {
             for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
-                tasks.add(buildTask(vertex, subtask, channels, nanoClock));
+                tasks.add(buildTask(vertex, subtask, channels, settings.nanoClock()));
             }
         }
+        if (coordinator != null) {
+            coordinator.attach(tasks);
+        }
         remaining.set(tasks.size());
+    }
+
+    /** Triggers a checkpoint, or a savepoint into {@code savepointParent} if not null. */
+    public CompletableFuture<CheckpointStats> triggerCheckpoint(Path savepointParent) {
+        if (coordinator == null) {
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException(
+                            "checkpointing is off for job '"
+                                    + config.jobName()
+                                    + "'; set Pipeline.checkpointing(CheckpointConfig...)"));
+        }
+        return coordinator.trigger(savepointParent);
     }
 
     /** channels[edge][producer subtask][consumer subtask]; null where the edge does not connect. */
@@ -82,6 +128,12 @@ public final class Execution {
         String taskName = vertex.name() + "#" + subtask;
         TaskBuilder builder = new TaskBuilder(vertex, subtask, channels);
         Output headOutput = builder.build(vertex.head());
+        TaskRestore restore =
+                restored == null
+                        ? TaskRestore.NONE
+                        : RestoreAssignment.forTask(
+                                vertex, subtask, builder.contexts, restored, config);
+        CheckpointingMode mode = settings.checkpoints().mode();
         if (vertex.isSource()) {
             Node.SourceNode sourceNode = (Node.SourceNode) vertex.head().node();
             @SuppressWarnings("unchecked")
@@ -93,15 +145,21 @@ public final class Execution {
             }
             SourceContext context = sourceContext(subtask, vertex.parallelism(), nanoClock);
             return new Task(
-                    taskName,
-                    config.batchSize(),
-                    new SourceDriver(source, mine, context),
-                    headOutput,
-                    null,
-                    null,
-                    builder.operators,
-                    builder.contexts,
-                    builder.writers);
+                    new Task.Parts(
+                            tasks.size(),
+                            taskName,
+                            sourceNode.name(),
+                            config.batchSize(),
+                            new SourceDriver(source, mine, context),
+                            headOutput,
+                            null,
+                            null,
+                            builder.operators,
+                            builder.contexts,
+                            builder.writers,
+                            coordinator,
+                            mode,
+                            restore));
         }
         List<SpscChannel> inputs = new ArrayList<>();
         for (Edge edge : vertex.inputs()) {
@@ -112,15 +170,21 @@ public final class Execution {
             }
         }
         return new Task(
-                taskName,
-                config.batchSize(),
-                null,
-                null,
-                new InputGate(inputs.toArray(new SpscChannel[0])),
-                headOutput,
-                builder.operators,
-                builder.contexts,
-                builder.writers);
+                new Task.Parts(
+                        tasks.size(),
+                        taskName,
+                        "",
+                        config.batchSize(),
+                        null,
+                        null,
+                        new InputGate(inputs.toArray(new SpscChannel[0])),
+                        headOutput,
+                        builder.operators,
+                        builder.contexts,
+                        builder.writers,
+                        coordinator,
+                        mode,
+                        restore));
     }
 
     private static SourceContext sourceContext(int subtask, int parallelism, LongSupplier clock) {
@@ -234,6 +298,9 @@ public final class Execution {
         for (Thread thread : threads) {
             thread.start();
         }
+        if (coordinator != null) {
+            coordinator.start();
+        }
     }
 
     boolean isStopping() {
@@ -276,6 +343,9 @@ public final class Execution {
         stopping = true;
         for (Thread thread : threads) {
             thread.join();
+        }
+        if (coordinator != null) {
+            coordinator.stop();
         }
         Throwable cause = failure.get();
         for (Task task : tasks) {

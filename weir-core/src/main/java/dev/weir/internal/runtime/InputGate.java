@@ -8,6 +8,8 @@ package dev.weir.internal.runtime;
 final class InputGate {
     private final SpscChannel[] channels;
     private final boolean[] ended;
+    private final boolean[] barrierSeen;
+    private boolean blockSeen;
     private int openChannels;
     private int next;
     private int lastChannel = -1;
@@ -15,6 +17,7 @@ final class InputGate {
     InputGate(SpscChannel[] channels) {
         this.channels = channels.clone();
         this.ended = new boolean[channels.length];
+        this.barrierSeen = new boolean[channels.length];
         this.openChannels = channels.length;
     }
 
@@ -24,7 +27,7 @@ final class InputGate {
         for (int i = 0; i < count; i++) {
             int index = next;
             next = index + 1 == count ? 0 : index + 1;
-            if (ended[index]) {
+            if (ended[index] || (blockSeen && barrierSeen[index])) {
                 continue;
             }
             Object item = channels[index].poll();
@@ -46,5 +49,30 @@ final class InputGate {
 
     boolean allEnded() {
         return openChannels == 0;
+    }
+
+    /**
+     * Records that the last polled channel delivered the current barrier; with {@code block} (the
+     * exactly-once mode) that channel is not read again until {@link #resetBarriers}.
+     */
+    void markBarrierOnLastChannel(boolean block) {
+        barrierSeen[lastChannel] = true;
+        blockSeen = block;
+    }
+
+    /** True when every channel has delivered the current barrier or has ended. */
+    boolean barrierOnAllChannels() {
+        for (int i = 0; i < channels.length; i++) {
+            if (!ended[i] && !barrierSeen[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Forgets the current barrier and unblocks every channel. */
+    void resetBarriers() {
+        java.util.Arrays.fill(barrierSeen, false);
+        blockSeen = false;
     }
 }

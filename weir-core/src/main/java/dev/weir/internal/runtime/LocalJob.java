@@ -3,59 +3,162 @@ package dev.weir.internal.runtime;
 import dev.weir.api.JobFailedException;
 import dev.weir.api.JobHandle;
 import dev.weir.api.JobResult;
+import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.Node;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Runs a job in this JVM: a driver thread builds an {@link Execution}, waits for it and reports.
+ * Runs a job in this JVM. A driver thread builds an {@link Execution}, waits for it and, when it
+ * fails, asks the restart strategy, then builds a new execution restored from the newest complete
+ * checkpoint.
  */
 public final class LocalJob implements JobHandle {
+    private static final Logger LOG = LoggerFactory.getLogger(LocalJob.class);
+    private static final int STATS_KEPT = 1000;
+
+    private final JobGraph graph;
+    private final JobSettings settings;
     private final String name;
     private final CompletableFuture<JobResult> result = new CompletableFuture<>();
-    private final Execution execution;
+    private final CountDownLatch cancelled = new CountDownLatch(1);
+    private final ArrayDeque<CheckpointStats> stats = new ArrayDeque<>();
+    private volatile Execution execution;
+    private volatile Path stopSavepoint;
+    private volatile int restarts;
     private Thread driver;
 
-    private LocalJob(String name, Execution execution) {
-        this.name = name;
-        this.execution = execution;
+    private LocalJob(JobGraph graph, JobSettings settings) {
+        this.graph = graph;
+        this.settings = settings;
+        this.name = settings.runtime().jobName();
     }
 
-    /** Plans {@code nodes}, starts the job and returns its handle. */
-    public static JobHandle start(List<Node> nodes, RuntimeConfig config) {
-        JobGraph graph = JobGraph.plan(nodes, config.defaultParallelism());
-        Execution execution = new Execution(graph, config, System::nanoTime);
-        LocalJob job = new LocalJob(config.jobName(), execution);
-        Thread driver = new Thread(job::drive, "weir-" + config.jobName() + "-driver");
+    /** Plans {@code nodes}, restores what {@code settings} says, starts the job. */
+    public static JobHandle start(List<Node> nodes, JobSettings settings) {
+        JobGraph graph = JobGraph.plan(nodes, settings.runtime().defaultParallelism());
+        LocalJob job = new LocalJob(graph, settings);
+        RestoredCheckpoint initial = job.initialRestore();
+        job.execution = job.newExecution(initial);
+        Thread driver = new Thread(job::drive, "weir-" + job.name + "-driver");
         driver.setDaemon(true);
         job.driver = driver;
         driver.start();
         return job;
     }
 
+    private RestoredCheckpoint initialRestore() {
+        if (settings.fromSavepoint() != null) {
+            return load(settings.fromSavepoint());
+        }
+        String resume = settings.checkpoints().resume();
+        if (settings.store() == null || resume.equals("none")) {
+            return null;
+        }
+        if (resume.equals("latest")) {
+            return latest();
+        }
+        return load(Path.of(resume));
+    }
+
+    private RestoredCheckpoint latest() {
+        if (settings.store() == null) {
+            return null;
+        }
+        Optional<Path> latest = settings.store().latestComplete();
+        return latest.map(this::load).orElse(null);
+    }
+
+    private RestoredCheckpoint load(Path path) {
+        RestoredCheckpoint restored = RestoredCheckpoint.load(path);
+        LOG.info("job {} restores checkpoint {} from {}", name, restored.id(), path);
+        settings.listener().onRestore(restored.id(), path);
+        return restored;
+    }
+
+    private Execution newExecution(RestoredCheckpoint restored) {
+        return new Execution(graph, settings, restored, this::recordStats);
+    }
+
+    private void recordStats(CheckpointStats checkpoint) {
+        synchronized (stats) {
+            stats.addLast(checkpoint);
+            if (stats.size() > STATS_KEPT) {
+                stats.removeFirst();
+            }
+        }
+    }
+
     private void drive() {
         long startNanos = System.nanoTime();
+        RestartPolicy policy = new RestartPolicy(settings.restartStrategy(), settings.seed());
         try {
-            execution.start();
-            Throwable failure = execution.awaitTermination();
-            if (execution.isCancelled()) {
-                result.completeExceptionally(
-                        new CancellationException("job '" + name + "' was cancelled"));
-            } else if (failure != null) {
-                result.completeExceptionally(new JobFailedException(name, failure));
-            } else {
-                result.complete(
-                        new JobResult(name, Duration.ofNanos(System.nanoTime() - startNanos)));
+            while (true) {
+                Execution current = execution;
+                current.start();
+                Throwable failure = current.awaitTermination();
+                if (current.isCancelled()) {
+                    if (stopSavepoint != null) {
+                        result.complete(finished(startNanos));
+                    } else {
+                        result.completeExceptionally(
+                                new CancellationException("job '" + name + "' was cancelled"));
+                    }
+                    return;
+                }
+                if (failure == null) {
+                    result.complete(finished(startNanos));
+                    return;
+                }
+                long delay = policy.onFailure(System.nanoTime());
+                settings.listener().onFailure(failure, policy.attempts(), delay >= 0);
+                if (delay < 0) {
+                    result.completeExceptionally(new JobFailedException(name, failure));
+                    return;
+                }
+                LOG.info(
+                        "job {} failed ({}); restart {} in {} ms",
+                        name,
+                        failure,
+                        policy.attempts(),
+                        delay / 1_000_000);
+                if (cancelled.await(delay, TimeUnit.NANOSECONDS)) {
+                    result.completeExceptionally(
+                            new CancellationException("job '" + name + "' was cancelled"));
+                    return;
+                }
+                restarts = policy.attempts();
+                RestoredCheckpoint restored = latest();
+                if (restored == null && settings.fromSavepoint() != null) {
+                    restored = load(settings.fromSavepoint());
+                }
+                execution = newExecution(restored);
+                if (cancelled.getCount() == 0) {
+                    execution.cancel();
+                }
             }
         } catch (Throwable t) {
             result.completeExceptionally(new JobFailedException(name, t));
         }
+    }
+
+    private JobResult finished(long startNanos) {
+        return new JobResult(
+                name, Duration.ofNanos(System.nanoTime() - startNanos), restarts, stopSavepoint);
     }
 
     @Override
@@ -87,21 +190,57 @@ public final class LocalJob implements JobHandle {
         }
     }
 
-    private static RuntimeException rethrow(ExecutionException e) {
+    private RuntimeException rethrow(ExecutionException e) {
         Throwable cause = e.getCause();
         if (cause instanceof RuntimeException runtime) {
             return runtime;
         }
-        return new JobFailedException("?", cause);
+        return new JobFailedException(name, cause);
     }
 
     @Override
     public void cancel() {
+        cancelled.countDown();
         execution.cancel();
     }
 
     @Override
     public boolean isDone() {
         return result.isDone();
+    }
+
+    @Override
+    public CompletableFuture<CheckpointStats> triggerCheckpoint() {
+        return execution.triggerCheckpoint(null);
+    }
+
+    @Override
+    public CompletableFuture<CheckpointStats> triggerSavepoint(Path directory) {
+        return execution.triggerCheckpoint(directory);
+    }
+
+    @Override
+    public CompletableFuture<CheckpointStats> stopWithSavepoint(Path directory) {
+        Execution current = execution;
+        return current.triggerCheckpoint(directory)
+                .thenApply(
+                        savepoint -> {
+                            stopSavepoint = savepoint.path();
+                            cancelled.countDown();
+                            current.cancel();
+                            return savepoint;
+                        });
+    }
+
+    @Override
+    public List<CheckpointStats> checkpointStats() {
+        synchronized (stats) {
+            return new ArrayList<>(stats);
+        }
+    }
+
+    @Override
+    public int restarts() {
+        return restarts;
     }
 }

@@ -18,6 +18,7 @@ final class SourceDriver {
     private final SourceContext context;
     private final List<SourceReader<Object>> readers = new ArrayList<>();
     private final List<String> openSplits = new ArrayList<>();
+    private final java.util.Map<String, Long> endedPositions = new java.util.LinkedHashMap<>();
     private int next;
 
     SourceDriver(Source<Object> source, List<String> splits, SourceContext context) {
@@ -26,11 +27,30 @@ final class SourceDriver {
         this.context = context;
     }
 
-    void open() throws Exception {
+    /** Opens a reader per split, moved to {@code restored} positions where given. */
+    void open(java.util.Map<String, Long> restored) throws Exception {
         for (String split : splits) {
-            readers.add(source.openReader(split, context));
+            SourceReader<Object> reader = source.openReader(split, context);
+            Long position = restored.get(split);
+            if (position != null) {
+                reader.seek(position);
+            }
+            readers.add(reader);
             openSplits.add(split);
         }
+    }
+
+    /** Position of every assigned split, for a checkpoint; ended splits keep their final one. */
+    java.util.Map<String, Long> positions() {
+        java.util.Map<String, Long> positions = new java.util.LinkedHashMap<>(endedPositions);
+        for (int i = 0; i < readers.size(); i++) {
+            positions.put(openSplits.get(i), readers.get(i).position());
+        }
+        return positions;
+    }
+
+    List<String> splits() {
+        return splits;
     }
 
     /**
@@ -49,6 +69,7 @@ final class SourceDriver {
             SourceReader<Object> reader = readers.get(next);
             ReadStatus status = reader.poll(output, maxRecords);
             if (status == ReadStatus.END_OF_INPUT) {
+                endedPositions.put(openSplits.get(next), reader.position());
                 reader.close();
                 readers.remove(next);
                 openSplits.remove(next);

@@ -6,10 +6,11 @@ package dev.weir.internal.runtime;
  * <h2>How the methods are called</h2>
  *
  * On the task's thread only: {@link #open} once; {@link #processElement} per record; {@link
- * #snapshotState} when a checkpoint barrier has been aligned at the task; {@link #finish} once when
- * all input has ended (may still emit); {@link #close} always, also after failure or cancel.
- * Exceptions from user code are wrapped in {@link UserCodeException} so the job reports the user's
- * exception as its root cause.
+ * #snapshotOperatorState} at each aligned barrier; {@link #notifyCheckpointComplete} when a
+ * checkpoint is durable; {@link #snapshotState} when a checkpoint barrier has been aligned at the
+ * task; {@link #finish} once when all input has ended (may still emit); {@link #close} always, also
+ * after failure or cancel. Exceptions from user code are wrapped in {@link UserCodeException} so
+ * the job reports the user's exception as its root cause.
  */
 public interface StreamOperator {
     /** Prepares the operator; {@code context} stays valid until {@link #close}. */
@@ -17,6 +18,23 @@ public interface StreamOperator {
 
     /** Processes one record, emitting results to the context's output. */
     void processElement(Object record);
+
+    /**
+     * Returns this operator's non-keyed state at Barrier({@code checkpointId}), or null if it has
+     * none. Keyed state is copied by the runtime.
+     */
+    default byte[] snapshotOperatorState(long checkpointId) throws Exception {
+        return null;
+    }
+
+    /**
+     * Restores non-keyed state before {@link #open}: the states of the old subtasks assigned to
+     * this one (old subtask j goes to new subtask j mod parallelism). Not called on a fresh start.
+     */
+    default void restoreOperatorState(java.util.List<byte[]> states) throws Exception {}
+
+    /** Checkpoint {@code checkpointId} is complete and durable; phase 2 of a sink commit. */
+    default void notifyCheckpointComplete(long checkpointId) throws Exception {}
 
     /** Called when all input has ended; may emit final records. */
     default void finish() throws Exception {}

@@ -1,6 +1,14 @@
 package dev.weir.internal.runtime;
 
+import dev.weir.api.checkpoint.CheckpointingMode;
+import dev.weir.internal.checkpoint.TaskSnapshot;
+import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
+import dev.weir.internal.state.HeapKeyedStateBackend;
+import dev.weir.internal.state.HeapKeyedStateBackend.RawKeyedState;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * One subtask of a vertex: a chain of operators fed by a source or by input channels.
@@ -11,11 +19,19 @@ import java.util.List;
  * of work (one input batch or one source poll) and returns whether anything moved, so one thread
  * can run many tasks (the cooperative model of Hazelcast Jet). Nothing in a call blocks. An
  * exception fails the task and, through the {@link Execution}, the job.
+ *
+ * <h2>Checkpoints</h2>
+ *
+ * A source task emits Barrier(n) when the coordinator offers it ({@link #offerBarrier}), recording
+ * its split positions at exactly that point in its output. Other tasks snapshot when Barrier(n) has
+ * arrived on every input that has not ended; in exactly-once mode an input that delivered it is not
+ * read until then (alignment). The snapshot is a copy; the coordinator's I/O thread writes it. When
+ * its input ends, a task takes a final snapshot that stands for it in every later checkpoint.
  */
 public final class Task {
     /** Lifecycle of a task. */
     enum State {
-        /** Not opened yet; the first {@code doWork} opens the operators and readers. */
+        /** Not opened yet; the first {@code doWork} restores state and opens operators. */
         CREATED,
         /** Processing input. */
         RUNNING,
@@ -25,7 +41,9 @@ public final class Task {
         DONE
     }
 
+    private final int index;
     private final String name;
+    private final String sourceName;
     private final int batchSize;
     private final SourceDriver source;
     private final InputGate inputs;
@@ -34,10 +52,24 @@ public final class Task {
     private final List<StreamOperator> operators;
     private final List<OperatorContext> contexts;
     private final List<RecordWriter> writers;
+    private final CheckpointCoordinator coordinator;
+    private final CheckpointingMode mode;
+    private final TaskRestore restore;
+    private final ConcurrentLinkedQueue<ControlEvent.Barrier> triggers =
+            new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Long> completed = new ConcurrentLinkedQueue<>();
+    private final Object finishLock = new Object();
+    private volatile TaskSnapshot finalSnapshot;
+    private boolean finished;
     private State state = State.CREATED;
+    private long aligningId = -1;
+    private long alignmentStartNanos;
 
-    Task(
+    /** The parts of a task; see {@link Execution} for how they are built. */
+    record Parts(
+            int index,
             String name,
+            String sourceName,
             int batchSize,
             SourceDriver source,
             Output sourceOutput,
@@ -45,24 +77,66 @@ public final class Task {
             Output head,
             List<StreamOperator> operators,
             List<OperatorContext> contexts,
-            List<RecordWriter> writers) {
-        this.name = name;
-        this.batchSize = batchSize;
-        this.source = source;
-        this.sourceOutput = sourceOutput;
-        this.inputs = inputs;
-        this.head = head;
-        this.operators = List.copyOf(operators);
-        this.contexts = List.copyOf(contexts);
-        this.writers = List.copyOf(writers);
+            List<RecordWriter> writers,
+            CheckpointCoordinator coordinator,
+            CheckpointingMode mode,
+            TaskRestore restore) {}
+
+    Task(Parts parts) {
+        this.index = parts.index();
+        this.name = parts.name();
+        this.sourceName = parts.sourceName();
+        this.batchSize = parts.batchSize();
+        this.source = parts.source();
+        this.sourceOutput = parts.sourceOutput();
+        this.inputs = parts.inputs();
+        this.head = parts.head();
+        this.operators = List.copyOf(parts.operators());
+        this.contexts = List.copyOf(parts.contexts());
+        this.writers = List.copyOf(parts.writers());
+        this.coordinator = parts.coordinator();
+        this.mode = parts.mode();
+        this.restore = parts.restore();
     }
 
     public String name() {
         return name;
     }
 
+    int index() {
+        return index;
+    }
+
+    boolean isSource() {
+        return source != null;
+    }
+
     boolean isDone() {
         return state == State.DONE;
+    }
+
+    /** The snapshot taken when the task's input ended, or null while it runs. */
+    TaskSnapshot finalSnapshot() {
+        return finalSnapshot;
+    }
+
+    /**
+     * Asks a source task to emit {@code barrier}; returns false if its input has already ended (its
+     * final snapshot then stands in). Any thread.
+     */
+    boolean offerBarrier(ControlEvent.Barrier barrier) {
+        synchronized (finishLock) {
+            if (finished) {
+                return false;
+            }
+            triggers.add(barrier);
+            return true;
+        }
+    }
+
+    /** Checkpoint {@code id} is durable; operators hear it on the task's thread. Any thread. */
+    void checkpointComplete(long id) {
+        completed.add(id);
     }
 
     /** Does a bounded amount of work; returns true if anything moved. */
@@ -73,6 +147,7 @@ public final class Task {
                 state = State.RUNNING;
                 return true;
             case RUNNING:
+                notifyCompleted();
                 if (drainWriters()) {
                     return true;
                 }
@@ -83,6 +158,7 @@ public final class Task {
                 flushWriters();
                 return progress;
             case DRAINING:
+                notifyCompleted();
                 boolean moved = drainWriters();
                 if (!anyPending()) {
                     state = State.DONE;
@@ -96,15 +172,41 @@ public final class Task {
 
     private void open() throws Exception {
         for (int i = 0; i < operators.size(); i++) {
-            operators.get(i).open(contexts.get(i));
+            OperatorContext context = contexts.get(i);
+            if (i < restore.operators().size()) {
+                TaskRestore.OperatorRestore restored = restore.operators().get(i);
+                HeapKeyedStateBackend keyed = context.keyedState();
+                if (keyed != null) {
+                    for (RawKeyedState raw : restored.keyed()) {
+                        keyed.restore(raw, restored.firstKeyGroup(), restored.lastKeyGroup());
+                    }
+                }
+                operators.get(i).restoreOperatorState(restored.operatorStates());
+            }
+            operators.get(i).open(context);
         }
         if (source != null) {
-            source.open();
+            source.open(restore.offsets());
+        }
+    }
+
+    private void notifyCompleted() throws Exception {
+        Long id;
+        while ((id = completed.poll()) != null) {
+            for (StreamOperator operator : operators) {
+                operator.notifyCheckpointComplete(id);
+            }
         }
     }
 
     private boolean pollSource() throws Exception {
+        ControlEvent.Barrier barrier = triggers.poll();
+        if (barrier != null) {
+            snapshotAndForward(barrier, 0);
+            return true;
+        }
         boolean progress = source.poll(sourceOutput, batchSize);
+        FaultPoints.reach("source.after-poll");
         if (source.ended()) {
             endOfInput();
             return true;
@@ -122,8 +224,13 @@ public final class Task {
             for (Object record : batch) {
                 head.collect(record);
             }
+        } else if (item instanceof ControlEvent.Barrier barrier) {
+            onBarrier(barrier);
         } else if (item instanceof ControlEvent.EndOfInput) {
             inputs.endLastChannel();
+            if (aligningId >= 0 && inputs.barrierOnAllChannels()) {
+                completeAlignment();
+            }
             if (inputs.allEnded()) {
                 endOfInput();
             }
@@ -133,14 +240,92 @@ public final class Task {
         return true;
     }
 
+    /**
+     * Alignment as a small state machine: idle ({@code aligningId < 0}) or aligning checkpoint
+     * {@code aligningId}. A newer barrier abandons an older alignment (that checkpoint then times
+     * out); an older one is ignored.
+     */
+    private void onBarrier(ControlEvent.Barrier barrier) throws Exception {
+        long id = barrier.checkpointId();
+        if (id < aligningId) {
+            return;
+        }
+        if (id > aligningId) {
+            inputs.resetBarriers();
+            aligningId = id;
+            alignmentStartNanos = System.nanoTime();
+        }
+        inputs.markBarrierOnLastChannel(mode == CheckpointingMode.EXACTLY_ONCE);
+        if (inputs.barrierOnAllChannels()) {
+            completeAlignment();
+        }
+    }
+
+    private void completeAlignment() throws Exception {
+        long alignmentNanos = System.nanoTime() - alignmentStartNanos;
+        ControlEvent.Barrier barrier = new ControlEvent.Barrier(aligningId, false);
+        inputs.resetBarriers();
+        aligningId = -1;
+        FaultPoints.reach("barrier.aligned");
+        snapshotAndForward(barrier, alignmentNanos);
+    }
+
+    private void snapshotAndForward(ControlEvent.Barrier barrier, long alignmentNanos)
+            throws Exception {
+        long start = System.nanoTime();
+        TaskSnapshot snapshot = snapshot(barrier.checkpointId());
+        long syncNanos = System.nanoTime() - start;
+        for (RecordWriter writer : writers) {
+            writer.broadcastEvent(barrier);
+        }
+        coordinator.snapshotTaken(
+                barrier.checkpointId(), this, snapshot, alignmentNanos, syncNanos);
+    }
+
+    private TaskSnapshot snapshot(long checkpointId) throws Exception {
+        List<OperatorSnapshot> states = new ArrayList<>(operators.size());
+        for (int i = 0; i < operators.size(); i++) {
+            OperatorContext context = contexts.get(i);
+            HeapKeyedStateBackend keyed = context.keyedState();
+            states.add(
+                    new OperatorSnapshot(
+                            context.operatorName(),
+                            context.subtaskIndex(),
+                            context.parallelism(),
+                            operators.get(i).snapshotOperatorState(checkpointId),
+                            keyed == null ? null : keyed.copy()));
+        }
+        Map<String, Long> offsets = source == null ? Map.of() : source.positions();
+        return new TaskSnapshot(name, sourceName, offsets, states);
+    }
+
     private void endOfInput() throws Exception {
-        for (StreamOperator operator : operators) {
-            operator.finish();
+        if (coordinator == null) {
+            finishOperators();
+        } else {
+            synchronized (finishLock) {
+                ControlEvent.Barrier barrier;
+                while ((barrier = triggers.poll()) != null) {
+                    snapshotAndForward(barrier, 0);
+                }
+                finishOperators();
+                finalSnapshot = snapshot(-1);
+                finished = true;
+            }
         }
         for (RecordWriter writer : writers) {
             writer.broadcastEvent(ControlEvent.EndOfInput.INSTANCE);
         }
+        if (coordinator != null) {
+            coordinator.taskFinished(this);
+        }
         state = State.DRAINING;
+    }
+
+    private void finishOperators() throws Exception {
+        for (StreamOperator operator : operators) {
+            operator.finish();
+        }
     }
 
     private boolean drainWriters() {

@@ -6,6 +6,7 @@ import dev.weir.api.state.ListState;
 import dev.weir.api.state.MapState;
 import dev.weir.api.state.ValueState;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -39,7 +40,7 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
 
         void set(int index, Object value) {
             if (index >= values.length) {
-                values = java.util.Arrays.copyOf(values, index + 1);
+                values = Arrays.copyOf(values, index + 1);
             }
             values[index] = value;
         }
@@ -55,9 +56,30 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
     /** A declared state: its name, kind and codecs. */
     public record Declaration(String name, Kind kind, Codec<?> codec, Codec<?> valueCodec) {}
 
+    /**
+     * A restored key and its states' bytes, in the order of {@link RawKeyedState#names}.
+     *
+     * @param keyGroup the key's group
+     * @param key the decoded key
+     * @param values each state's encoded value, or null where absent
+     */
+    public record RawEntry(int keyGroup, Object key, byte[][] values) {}
+
+    /**
+     * Keyed state read from a checkpoint, values still encoded.
+     *
+     * @param names the declared state names when the snapshot was taken
+     * @param kinds their kinds
+     * @param entries one per key, sorted by key group
+     */
+    public record RawKeyedState(List<String> names, List<Kind> kinds, List<RawEntry> entries) {}
+
+    private record PendingValue(Slot slot, Kind kind, byte[] bytes) {}
+
     private final int maxParallelism;
     private final Map<Object, Slot> slots = new HashMap<>();
     private final List<Declaration> declarations = new ArrayList<>();
+    private final Map<String, List<PendingValue>> pending = new HashMap<>();
     private Slot current;
     private Object currentKey;
 
@@ -116,8 +138,128 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
                         "state '" + name + "' is declared twice; give each state its own name");
             }
         }
-        declarations.add(new Declaration(name, kind, codec, valueCodec));
-        return declarations.size() - 1;
+        Declaration declaration = new Declaration(name, kind, codec, valueCodec);
+        declarations.add(declaration);
+        int index = declarations.size() - 1;
+        List<PendingValue> restored = pending.remove(name);
+        if (restored != null) {
+            for (PendingValue value : restored) {
+                if (value.kind() != kind) {
+                    throw new IllegalStateException(
+                            "state '"
+                                    + name
+                                    + "' is a "
+                                    + value.kind()
+                                    + " state in the checkpoint but is now declared as "
+                                    + kind
+                                    + "; keep the kind, or give the new state another name");
+                }
+                value.slot().set(index, StateValues.decode(declaration, value.bytes()));
+            }
+        }
+        return index;
+    }
+
+    /**
+     * Adds the entries of {@code raw} whose key group is within {@code firstGroup..lastGroup};
+     * their values are decoded when the operator declares each state. Call before the operator
+     * opens.
+     */
+    public void restore(RawKeyedState raw, int firstGroup, int lastGroup) {
+        for (RawEntry entry : raw.entries()) {
+            if (entry.keyGroup() < firstGroup || entry.keyGroup() > lastGroup) {
+                continue;
+            }
+            Slot slot = new Slot(entry.keyGroup(), 0);
+            if (slots.put(entry.key(), slot) != null) {
+                throw new IllegalStateException(
+                        "key " + entry.key() + " appears twice in the restored state");
+            }
+            for (int s = 0; s < raw.names().size(); s++) {
+                byte[] bytes = entry.values()[s];
+                if (bytes != null) {
+                    pending.computeIfAbsent(raw.names().get(s), n -> new ArrayList<>())
+                            .add(new PendingValue(slot, raw.kinds().get(s), bytes));
+                }
+            }
+        }
+    }
+
+    /**
+     * Copies every key's state so a checkpoint can serialise it on another thread while the task
+     * goes on: value states are shared (they must be treated as immutable), map and list states are
+     * copied. Costs one pass over the keys on the task's thread.
+     */
+    public KeyedCopy copy() {
+        int n = slots.size();
+        Object[] keys = new Object[n];
+        int[] groups = new int[n];
+        Object[][] values = new Object[n][];
+        int i = 0;
+        for (Map.Entry<Object, Slot> entry : slots.entrySet()) {
+            Slot slot = entry.getValue();
+            keys[i] = entry.getKey();
+            groups[i] = slot.keyGroup;
+            Object[] copy = slot.values.clone();
+            for (int s = 0; s < copy.length; s++) {
+                if (copy[s] instanceof Map<?, ?> map) {
+                    copy[s] = new HashMap<>(map);
+                } else if (copy[s] instanceof List<?> list) {
+                    copy[s] = new ArrayList<>(list);
+                }
+            }
+            values[i++] = copy;
+        }
+        return new KeyedCopy(List.copyOf(declarations), keys, groups, values);
+    }
+
+    /** A point-in-time copy of keyed state, serialisable on any thread. */
+    public static final class KeyedCopy {
+        private final List<Declaration> declarations;
+        private final Object[] keys;
+        private final int[] groups;
+        private final Object[][] values;
+
+        KeyedCopy(List<Declaration> declarations, Object[] keys, int[] groups, Object[][] values) {
+            this.declarations = declarations;
+            this.keys = keys;
+            this.groups = groups;
+            this.values = values;
+        }
+
+        /** Number of keys. */
+        public int size() {
+            return keys.length;
+        }
+
+        /** Writes the state section of a state file, entries sorted by key group. */
+        public void writeTo(java.io.DataOutputStream out) throws java.io.IOException {
+            out.writeInt(declarations.size());
+            for (Declaration d : declarations) {
+                out.writeUTF(d.name());
+                out.writeByte(d.kind().ordinal());
+            }
+            Integer[] order = new Integer[keys.length];
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+            }
+            java.util.Arrays.sort(order, java.util.Comparator.comparingInt(i -> groups[i]));
+            out.writeInt(keys.length);
+            for (int i : order) {
+                out.writeInt(groups[i]);
+                dev.weir.api.codec.Codecs.auto().encode(keys[i], out);
+                for (int s = 0; s < declarations.size(); s++) {
+                    Object value = s < values[i].length ? values[i][s] : null;
+                    if (value == null) {
+                        out.writeInt(-1);
+                    } else {
+                        byte[] bytes = StateValues.encode(declarations.get(s), value);
+                        out.writeInt(bytes.length);
+                        out.write(bytes);
+                    }
+                }
+            }
+        }
     }
 
     @Override

@@ -1,0 +1,31 @@
+package dev.weir.api.checkpoint;
+
+import java.nio.file.Path;
+
+/**
+ * A checkpoint or savepoint on disk is damaged: a checksum does not match, a file is missing or
+ * short, or the manifest is torn. Weir never falls back silently to an older checkpoint, because
+ * the newer one's sink commits may already have run and replaying from the older one would
+ * duplicate output.
+ */
+public final class CheckpointCorruptedException extends RuntimeException {
+    private final Path file;
+
+    public CheckpointCorruptedException(Path file, String problem) {
+        super(
+                "checkpoint file "
+                        + file
+                        + " is corrupt: "
+                        + problem
+                        + ". Weir will not silently restore an older checkpoint (its successor's"
+                        + " sink commits may have run, so output would be duplicated). Restore"
+                        + " the file from a backup, or start from an explicit older checkpoint or"
+                        + " savepoint with resume=<path> if you know no commits of this one ran.");
+        this.file = file;
+    }
+
+    /** The damaged or missing file. */
+    public Path file() {
+        return file;
+    }
+}

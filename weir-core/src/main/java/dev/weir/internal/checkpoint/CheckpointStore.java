@@ -1,0 +1,134 @@
+package dev.weir.internal.checkpoint;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checkpoints on local disk: {@code <directory>/chk-<id>/} holds one state file per task and, once
+ * complete, a {@link Manifest}.
+ *
+ * <p>Ids only grow, across restarts too: the next id is one more than the largest {@code chk-}
+ * directory present, complete or not. Thread-safe for the coordinator's use: one writer.
+ */
+public final class CheckpointStore {
+    private static final Logger LOG = LoggerFactory.getLogger(CheckpointStore.class);
+    private static final String PREFIX = "chk-";
+
+    private final Path directory;
+    private final int retained;
+
+    public CheckpointStore(Path directory, int retained) {
+        this.directory = directory;
+        this.retained = retained;
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "cannot create checkpoint directory "
+                            + directory
+                            + " ("
+                            + e
+                            + "); choose a writable CheckpointConfig directory",
+                    e);
+        }
+    }
+
+    public Path directory() {
+        return directory;
+    }
+
+    /** The directory checkpoint {@code id} is written to. */
+    public Path checkpointDirectory(long id) {
+        return directory.resolve(String.format("%s%011d", PREFIX, id));
+    }
+
+    /** One more than the largest checkpoint id ever written here (1 for an empty directory). */
+    public long nextCheckpointId() {
+        return ids().stream().mapToLong(Long::longValue).max().orElse(0) + 1;
+    }
+
+    /** Checkpoint ids present, complete or not, ascending. */
+    public List<Long> ids() {
+        List<Long> ids = new ArrayList<>();
+        try (Stream<Path> entries = Files.list(directory)) {
+            entries.forEach(
+                    path -> {
+                        String name = path.getFileName().toString();
+                        if (name.startsWith(PREFIX) && Files.isDirectory(path)) {
+                            try {
+                                ids.add(Long.parseLong(name.substring(PREFIX.length())));
+                            } catch (NumberFormatException e) {
+                                // not ours
+                            }
+                        }
+                    });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ids.sort(Comparator.naturalOrder());
+        return ids;
+    }
+
+    /**
+     * The newest checkpoint that has a manifest. A newer directory without one never completed (its
+     * commits never ran), so skipping it is safe; whether the returned one is intact is checked
+     * when it is read.
+     */
+    public Optional<Path> latestComplete() {
+        List<Long> ids = ids();
+        for (int i = ids.size() - 1; i >= 0; i--) {
+            Path candidate = checkpointDirectory(ids.get(i));
+            if (Files.exists(candidate.resolve(Manifest.FILE_NAME))) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Deletes complete checkpoints beyond the newest {@code retained}, and incomplete ones older
+     * than the newest complete one that are not in flight ({@code oldestInFlight} and newer are
+     * kept).
+     */
+    public void prune(long oldestInFlight) {
+        List<Long> complete = new ArrayList<>();
+        List<Long> incomplete = new ArrayList<>();
+        for (long id : ids()) {
+            Path dir = checkpointDirectory(id);
+            (Files.exists(dir.resolve(Manifest.FILE_NAME)) ? complete : incomplete).add(id);
+        }
+        for (int i = 0; i < complete.size() - retained; i++) {
+            deleteQuietly(checkpointDirectory(complete.get(i)));
+        }
+        long newestComplete = complete.isEmpty() ? 0 : complete.get(complete.size() - 1);
+        for (long id : incomplete) {
+            if (id < newestComplete && id < oldestInFlight) {
+                deleteQuietly(checkpointDirectory(id));
+            }
+        }
+    }
+
+    /** Deletes a checkpoint directory, its manifest first so it is never seen half-deleted. */
+    public static void deleteQuietly(Path dir) {
+        try {
+            Files.deleteIfExists(dir.resolve(Manifest.FILE_NAME));
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path file : (Iterable<Path>) files::iterator) {
+                    Files.deleteIfExists(file);
+                }
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            LOG.warn("could not delete old checkpoint {}: {}", dir, e.toString());
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.weir.internal.checkpoint;
+
+import dev.weir.internal.checkpoint.StateFiles.OperatorState;
+import dev.weir.internal.checkpoint.StateFiles.TaskState;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A verified checkpoint read into memory, indexed for restoring tasks at any parallelism.
+ *
+ * @param id the checkpoint id
+ * @param path its directory
+ * @param manifest its manifest
+ * @param offsets per source name: position per split
+ * @param operators per operator name: the state of each old subtask
+ */
+public record RestoredCheckpoint(
+        long id,
+        Path path,
+        Manifest manifest,
+        Map<String, Map<String, Long>> offsets,
+        Map<String, List<OperatorState>> operators) {
+    /** Reads and verifies the checkpoint or savepoint in {@code directory}. */
+    public static RestoredCheckpoint load(Path directory) {
+        Manifest manifest = Manifest.readVerified(directory);
+        Map<String, Map<String, Long>> offsets = new HashMap<>();
+        Map<String, List<OperatorState>> operators = new LinkedHashMap<>();
+        for (Manifest.FileEntry file : manifest.files()) {
+            Path path = directory.resolve(file.name());
+            TaskState task = StateFiles.parse(path, StateFiles.readAll(path));
+            if (!task.sourceName().isEmpty()) {
+                offsets.computeIfAbsent(task.sourceName(), n -> new LinkedHashMap<>())
+                        .putAll(task.offsets());
+            }
+            for (OperatorState operator : task.operators()) {
+                operators.computeIfAbsent(operator.name(), n -> new ArrayList<>()).add(operator);
+            }
+        }
+        return new RestoredCheckpoint(
+                manifest.checkpointId(), directory, manifest, offsets, operators);
+    }
+}

@@ -1,0 +1,244 @@
+package dev.weir.internal.checkpoint;
+
+import dev.weir.api.checkpoint.CheckpointCorruptedException;
+import dev.weir.api.codec.Codecs;
+import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
+import dev.weir.internal.state.HeapKeyedStateBackend.Kind;
+import dev.weir.internal.state.HeapKeyedStateBackend.RawEntry;
+import dev.weir.internal.state.HeapKeyedStateBackend.RawKeyedState;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.CRC32C;
+
+/**
+ * The binary format of a task's state file, and durable file writes.
+ *
+ * <pre>
+ * int magic 'WEIR', short version, UTF task name, UTF source name,
+ * int splits, (UTF split, long position)*,
+ * int operators, (UTF name, int subtask, int parallelism,
+ *                 int operatorStateLength (-1 = none), bytes,
+ *                 boolean keyed, [int states, (UTF name, byte kind)*,
+ *                                 int entries, (int keyGroup, auto-encoded key,
+ *                                               (int length (-1 = absent), bytes)* )*])*,
+ * int CRC32C of everything before it
+ * </pre>
+ *
+ * Keyed entries are sorted by key group, and each value is length-prefixed so that restore can keep
+ * it as bytes until the operator declares the state with its codec.
+ */
+public final class StateFiles {
+    static final int MAGIC = 0x57454952;
+    static final short VERSION = 1;
+
+    private StateFiles() {}
+
+    /** Serialises {@code snapshot}; runs on the snapshot thread, off the task's hot path. */
+    public static byte[] serialize(TaskSnapshot snapshot) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(4096);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeInt(MAGIC);
+            out.writeShort(VERSION);
+            out.writeUTF(snapshot.taskName());
+            out.writeUTF(snapshot.sourceName());
+            out.writeInt(snapshot.offsets().size());
+            for (Map.Entry<String, Long> offset : snapshot.offsets().entrySet()) {
+                out.writeUTF(offset.getKey());
+                out.writeLong(offset.getValue());
+            }
+            out.writeInt(snapshot.operators().size());
+            for (OperatorSnapshot operator : snapshot.operators()) {
+                out.writeUTF(operator.name());
+                out.writeInt(operator.subtask());
+                out.writeInt(operator.parallelism());
+                writeBlob(out, operator.operatorState());
+                out.writeBoolean(operator.keyed() != null);
+                if (operator.keyed() != null) {
+                    operator.keyed().writeTo(out);
+                }
+            }
+            out.flush();
+            CRC32C crc = new CRC32C();
+            crc.update(bytes.toByteArray());
+            out.writeInt((int) crc.getValue());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    static void writeBlob(DataOutputStream out, byte[] blob) throws IOException {
+        if (blob == null) {
+            out.writeInt(-1);
+        } else {
+            out.writeInt(blob.length);
+            out.write(blob);
+        }
+    }
+
+    static byte[] readBlob(DataInputStream in) throws IOException {
+        int length = in.readInt();
+        if (length == -1) {
+            return null;
+        }
+        byte[] blob = new byte[checkLength(length)];
+        in.readFully(blob);
+        return blob;
+    }
+
+    private static int checkLength(int length) throws IOException {
+        if (length < 0 || length > Codecs.MAX_ARRAY_BYTES) {
+            throw new IOException("impossible length " + length);
+        }
+        return length;
+    }
+
+    /** What one state file holds, decoded except for keyed values. */
+    public record TaskState(
+            String taskName,
+            String sourceName,
+            Map<String, Long> offsets,
+            List<OperatorState> operators) {}
+
+    /** One operator's restored state. */
+    public record OperatorState(
+            String name, int subtask, int parallelism, byte[] operatorState, RawKeyedState keyed) {}
+
+    /** Parses a state file already verified against the manifest; checks its own CRC too. */
+    public static TaskState parse(Path path, byte[] bytes) {
+        if (bytes.length < 10) {
+            throw new CheckpointCorruptedException(path, "too short to be a state file");
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, bytes.length - 4);
+        int stored = ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt();
+        if ((int) crc.getValue() != stored) {
+            throw new CheckpointCorruptedException(path, "its trailing CRC32C does not match");
+        }
+        try (DataInputStream in =
+                new DataInputStream(new ByteArrayInputStream(bytes, 0, bytes.length - 4))) {
+            if (in.readInt() != MAGIC) {
+                throw new CheckpointCorruptedException(path, "not a Weir state file (bad magic)");
+            }
+            short version = in.readShort();
+            if (version != VERSION) {
+                throw new CheckpointCorruptedException(
+                        path,
+                        "format version "
+                                + version
+                                + " is not supported by this Weir (reads "
+                                + VERSION
+                                + ")");
+            }
+            String taskName = in.readUTF();
+            String sourceName = in.readUTF();
+            int splitCount = in.readInt();
+            Map<String, Long> offsets = new LinkedHashMap<>();
+            for (int i = 0; i < splitCount; i++) {
+                offsets.put(in.readUTF(), in.readLong());
+            }
+            int operatorCount = in.readInt();
+            List<OperatorState> operators = new ArrayList<>();
+            for (int i = 0; i < operatorCount; i++) {
+                String name = in.readUTF();
+                int subtask = in.readInt();
+                int parallelism = in.readInt();
+                byte[] operatorState = readBlob(in);
+                RawKeyedState keyed = in.readBoolean() ? readKeyed(in) : null;
+                operators.add(new OperatorState(name, subtask, parallelism, operatorState, keyed));
+            }
+            return new TaskState(taskName, sourceName, offsets, operators);
+        } catch (EOFException e) {
+            throw new CheckpointCorruptedException(path, "it ends early");
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof CheckpointCorruptedException corrupted) {
+                throw corrupted;
+            }
+            throw new CheckpointCorruptedException(path, "it cannot be decoded (" + e + ")");
+        }
+    }
+
+    private static RawKeyedState readKeyed(DataInputStream in) throws IOException {
+        int stateCount = in.readInt();
+        List<String> names = new ArrayList<>();
+        List<Kind> kinds = new ArrayList<>();
+        for (int i = 0; i < stateCount; i++) {
+            names.add(in.readUTF());
+            kinds.add(Kind.values()[in.readByte()]);
+        }
+        int entryCount = in.readInt();
+        List<RawEntry> entries = new ArrayList<>(entryCount);
+        for (int i = 0; i < entryCount; i++) {
+            int keyGroup = in.readInt();
+            Object key = Codecs.auto().decode(in);
+            byte[][] values = new byte[stateCount][];
+            for (int s = 0; s < stateCount; s++) {
+                values[s] = readBlob(in);
+            }
+            entries.add(new RawEntry(keyGroup, key, values));
+        }
+        return new RawKeyedState(names, kinds, entries);
+    }
+
+    /** Reads a whole file; a missing or unreadable file is a corruption naming it. */
+    public static byte[] readAll(Path path) {
+        try {
+            return Files.readAllBytes(path);
+        } catch (NoSuchFileException e) {
+            throw new CheckpointCorruptedException(path, "the file is missing");
+        } catch (IOException e) {
+            throw new CheckpointCorruptedException(path, "it cannot be read (" + e + ")");
+        }
+    }
+
+    /** Writes {@code bytes} to {@code path} and forces them to disk. */
+    public static void writeDurably(Path path, byte[] bytes) throws IOException {
+        try (FileChannel channel =
+                FileChannel.open(
+                        path,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.TRUNCATE_EXISTING,
+                        StandardOpenOption.WRITE)) {
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        }
+    }
+
+    /**
+     * Writes {@code bytes} to {@code target} atomically: a temporary file, fsync, rename over the
+     * target, fsync of the directory so the rename itself is durable.
+     */
+    public static void writeAtomically(Path target, byte[] bytes) throws IOException {
+        Path temp = target.resolveSibling(target.getFileName() + ".tmp");
+        writeDurably(temp, bytes);
+        Files.move(
+                temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        fsyncDirectory(target.getParent());
+    }
+
+    /** Forces a directory's entries (creations, renames) to disk. */
+    public static void fsyncDirectory(Path directory) throws IOException {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package dev.weir.internal.checkpoint;
+
+import dev.weir.internal.state.HeapKeyedStateBackend.KeyedCopy;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one task captured at a barrier, copied so the task can continue while another thread
+ * serialises it.
+ *
+ * @param taskName {@code vertex#subtask}
+ * @param sourceName the name of the task's source, or empty
+ * @param offsets position per split of the task's source (ended splits included)
+ * @param operators the state of each operator in the task's chain
+ */
+public record TaskSnapshot(
+        String taskName,
+        String sourceName,
+        Map<String, Long> offsets,
+        List<OperatorSnapshot> operators) {
+    /**
+     * One operator's state.
+     *
+     * @param name the operator's name
+     * @param subtask its subtask index
+     * @param parallelism its parallelism
+     * @param operatorState non-keyed state bytes, or null
+     * @param keyed a copy of its keyed state, or null
+     */
+    public record OperatorSnapshot(
+            String name, int subtask, int parallelism, byte[] operatorState, KeyedCopy keyed) {}
+}

@@ -1,0 +1,363 @@
+package dev.weir.internal.runtime;
+
+import dev.weir.api.JobListener;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.api.checkpoint.CheckpointStats.TaskStats;
+import dev.weir.internal.checkpoint.CheckpointStore;
+import dev.weir.internal.checkpoint.Manifest;
+import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.checkpoint.TaskSnapshot;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Triggers checkpoints, collects every task's acknowledgement and commits the checkpoint by writing
+ * its manifest (the asynchronous barrier snapshot protocol; see docs/design/001-checkpoints.md for
+ * the invariants).
+ *
+ * <h2>Threads</h2>
+ *
+ * A timer thread triggers periodic checkpoints and times them out; one I/O thread serialises and
+ * fsyncs task state files, and writes manifests, so tasks never wait on the disk. Tasks call {@link
+ * #snapshotTaken} and {@link #taskFinished} from worker threads. All bookkeeping is guarded by this
+ * object's monitor.
+ */
+final class CheckpointCoordinator {
+    private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
+    private static final int STATS_KEPT = 100;
+
+    private final String jobName;
+    private final int maxParallelism;
+    private final CheckpointConfig config;
+    private final CheckpointStore store;
+    private final JobListener listener;
+    private final Consumer<CheckpointStats> statsSink;
+    private final ScheduledExecutorService timer;
+    private final ExecutorService io;
+    private final TreeMap<Long, Pending> pending = new TreeMap<>();
+    private final Map<Integer, byte[]> finalBytes = new HashMap<>();
+    private List<Task> tasks = List.of();
+    private long nextId;
+    private long lastCompletedNanos;
+    private boolean stopped;
+
+    /** One checkpoint in flight. */
+    private static final class Pending {
+        final long id;
+        final boolean savepoint;
+        final Path directory;
+        final long triggerMillis;
+        final long triggerNanos;
+        final TaskStats[] stats;
+        final Manifest.FileEntry[] files;
+        int remaining;
+        final CompletableFuture<CheckpointStats> future = new CompletableFuture<>();
+
+        Pending(long id, boolean savepoint, Path directory, int taskCount) {
+            this.id = id;
+            this.savepoint = savepoint;
+            this.directory = directory;
+            this.triggerMillis = System.currentTimeMillis();
+            this.triggerNanos = System.nanoTime();
+            this.stats = new TaskStats[taskCount];
+            this.files = new Manifest.FileEntry[taskCount];
+            this.remaining = taskCount;
+        }
+    }
+
+    CheckpointCoordinator(
+            String jobName,
+            int maxParallelism,
+            CheckpointConfig config,
+            CheckpointStore store,
+            JobListener listener,
+            Consumer<CheckpointStats> statsSink) {
+        this.jobName = jobName;
+        this.maxParallelism = maxParallelism;
+        this.config = config;
+        this.store = store;
+        this.listener = listener;
+        this.statsSink = statsSink;
+        this.nextId = store.nextCheckpointId();
+        this.timer =
+                Executors.newSingleThreadScheduledExecutor(
+                        r -> daemon(r, "weir-" + jobName + "-checkpoint-timer"));
+        this.io =
+                Executors.newSingleThreadExecutor(
+                        r -> daemon(r, "weir-" + jobName + "-snapshot-io"));
+        this.lastCompletedNanos = System.nanoTime();
+    }
+
+    private static Thread daemon(Runnable runnable, String name) {
+        Thread thread = new Thread(runnable, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    synchronized void attach(List<Task> tasks) {
+        this.tasks = List.copyOf(tasks);
+    }
+
+    /** Starts periodic triggering if an interval is set. */
+    void start() {
+        long intervalMs = config.interval().toMillis();
+        if (intervalMs > 0) {
+            timer.scheduleWithFixedDelay(
+                    this::periodicTrigger,
+                    intervalMs,
+                    Math.max(1, intervalMs / 10),
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void periodicTrigger() {
+        synchronized (this) {
+            long sinceLast = System.nanoTime() - lastCompletedNanos;
+            if (pending.size() >= config.maxConcurrent()
+                    || sinceLast < config.minPause().toNanos()
+                    || sinceLast < config.interval().toNanos()) {
+                return;
+            }
+        }
+        trigger(null);
+    }
+
+    /**
+     * Starts a checkpoint (or a savepoint into {@code savepointParent}); the future completes when
+     * it is durable, or fails if it is aborted.
+     */
+    synchronized CompletableFuture<CheckpointStats> trigger(Path savepointParent) {
+        if (stopped) {
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException("job '" + jobName + "' is not running"));
+        }
+        if (allFinished()) {
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException(
+                            "job '" + jobName + "' has already finished its input"));
+        }
+        long id = nextId++;
+        boolean savepoint = savepointParent != null;
+        Path directory =
+                savepoint
+                        ? savepointParent.resolve(String.format("savepoint-%011d", id))
+                        : store.checkpointDirectory(id);
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Pending checkpoint = new Pending(id, savepoint, directory, tasks.size());
+        pending.put(id, checkpoint);
+        long timeoutMs = config.timeout().toMillis();
+        timer.schedule(
+                () -> abort(id, "it did not complete within " + timeoutMs + " ms"),
+                timeoutMs,
+                TimeUnit.MILLISECONDS);
+        ControlEvent.Barrier barrier = new ControlEvent.Barrier(id, savepoint);
+        for (Task task : tasks) {
+            if (task.finalSnapshot() != null) {
+                submitFinal(checkpoint, task);
+            } else if (task.isSource() && !task.offerBarrier(barrier)) {
+                submitFinal(checkpoint, task);
+            }
+        }
+        LOG.debug("triggered checkpoint {} of {}", id, jobName);
+        return checkpoint.future;
+    }
+
+    private boolean allFinished() {
+        for (Task task : tasks) {
+            if (task.finalSnapshot() == null) {
+                return false;
+            }
+        }
+        return !tasks.isEmpty();
+    }
+
+    /** A task captured its state at Barrier(id); write it off the task's thread. */
+    void snapshotTaken(
+            long id, Task task, TaskSnapshot snapshot, long alignmentNanos, long syncNanos) {
+        io.execute(
+                () ->
+                        writeAndAcknowledge(
+                                id,
+                                task,
+                                StateFiles.serialize(snapshot),
+                                alignmentNanos,
+                                syncNanos));
+    }
+
+    /** A task finished its input; it acknowledges every pending and future checkpoint as final. */
+    synchronized void taskFinished(Task task) {
+        for (Pending checkpoint : pending.values()) {
+            if (checkpoint.stats[task.index()] == null) {
+                submitFinal(checkpoint, task);
+            }
+        }
+    }
+
+    private void submitFinal(Pending checkpoint, Task task) {
+        long id = checkpoint.id;
+        io.execute(
+                () -> {
+                    byte[] bytes =
+                            finalBytes.computeIfAbsent(
+                                    task.index(), i -> StateFiles.serialize(task.finalSnapshot()));
+                    writeAndAcknowledge(id, task, bytes, 0, 0);
+                });
+    }
+
+    /** Runs on the I/O thread. */
+    private void writeAndAcknowledge(
+            long id, Task task, byte[] bytes, long alignmentNanos, long syncNanos) {
+        Path directory;
+        synchronized (this) {
+            Pending checkpoint = pending.get(id);
+            if (checkpoint == null || checkpoint.stats[task.index()] != null) {
+                return;
+            }
+            directory = checkpoint.directory;
+        }
+        long start = System.nanoTime();
+        String fileName = "task-" + task.name().replace('#', '-') + ".state";
+        try {
+            FaultPoints.reach("snapshot.before-write");
+            StateFiles.writeDurably(directory.resolve(fileName), bytes);
+        } catch (IOException | RuntimeException e) {
+            abort(id, "writing " + fileName + " failed: " + e);
+            return;
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(bytes);
+        TaskStats stats =
+                new TaskStats(
+                        task.name(),
+                        alignmentNanos,
+                        syncNanos,
+                        System.nanoTime() - start,
+                        bytes.length);
+        Pending complete = null;
+        synchronized (this) {
+            Pending checkpoint = pending.get(id);
+            if (checkpoint == null || checkpoint.stats[task.index()] != null) {
+                return;
+            }
+            checkpoint.stats[task.index()] = stats;
+            checkpoint.files[task.index()] =
+                    new Manifest.FileEntry(fileName, bytes.length, crc.getValue());
+            if (--checkpoint.remaining == 0) {
+                complete = checkpoint;
+            }
+        }
+        if (complete != null) {
+            complete(complete);
+        }
+    }
+
+    /** Runs on the I/O thread once every task acknowledged. */
+    private void complete(Pending checkpoint) {
+        Manifest manifest =
+                new Manifest(
+                        checkpoint.id,
+                        checkpoint.savepoint,
+                        jobName,
+                        maxParallelism,
+                        checkpoint.triggerMillis,
+                        List.of(checkpoint.files));
+        try {
+            FaultPoints.reach("checkpoint.all-acknowledged");
+            StateFiles.fsyncDirectory(checkpoint.directory);
+            StateFiles.writeAtomically(
+                    checkpoint.directory.resolve(Manifest.FILE_NAME), manifest.toBytes());
+            FaultPoints.reach("checkpoint.manifest-written");
+        } catch (IOException | RuntimeException e) {
+            abort(checkpoint.id, "writing its manifest failed: " + e);
+            return;
+        }
+        long size = 0;
+        long maxAlignment = 0;
+        for (TaskStats stats : checkpoint.stats) {
+            size += stats.bytes();
+            maxAlignment = Math.max(maxAlignment, stats.alignmentNanos());
+        }
+        CheckpointStats stats =
+                new CheckpointStats(
+                        checkpoint.id,
+                        checkpoint.savepoint,
+                        checkpoint.triggerMillis,
+                        (System.nanoTime() - checkpoint.triggerNanos) / 1_000_000,
+                        size,
+                        maxAlignment,
+                        checkpoint.directory,
+                        List.of(checkpoint.stats));
+        long oldestInFlight;
+        synchronized (this) {
+            pending.remove(checkpoint.id);
+            lastCompletedNanos = System.nanoTime();
+            oldestInFlight = pending.isEmpty() ? Long.MAX_VALUE : pending.firstKey();
+        }
+        if (!checkpoint.savepoint) {
+            store.prune(oldestInFlight);
+        }
+        statsSink.accept(stats);
+        for (Task task : tasks) {
+            task.checkpointComplete(checkpoint.id);
+        }
+        try {
+            listener.onCheckpointComplete(stats);
+        } catch (RuntimeException e) {
+            LOG.warn("job listener failed on checkpoint {}", checkpoint.id, e);
+        }
+        checkpoint.future.complete(stats);
+    }
+
+    private void abort(long id, String reason) {
+        Pending checkpoint;
+        synchronized (this) {
+            checkpoint = pending.remove(id);
+        }
+        if (checkpoint == null) {
+            return;
+        }
+        LOG.warn("checkpoint {} of job {} aborted: {}", id, jobName, reason);
+        checkpoint.future.completeExceptionally(
+                new IllegalStateException("checkpoint " + id + " aborted: " + reason));
+    }
+
+    /** Stops triggering, lets in-flight writes end, and aborts what is still pending. */
+    void stop() throws InterruptedException {
+        synchronized (this) {
+            stopped = true;
+        }
+        timer.shutdownNow();
+        io.shutdown();
+        if (!io.awaitTermination(60, TimeUnit.SECONDS)) {
+            io.shutdownNow();
+        }
+        timer.awaitTermination(10, TimeUnit.SECONDS);
+        List<Long> ids;
+        synchronized (this) {
+            ids = new ArrayList<>(pending.keySet());
+        }
+        for (long id : ids) {
+            abort(id, "the job stopped");
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.weir.internal.runtime;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Named places where a crash can be injected to test recovery.
+ *
+ * <p>Armed only by the system property {@code weir.fault=<name>:<k>}: the k-th time the named point
+ * is reached, the JVM kills itself with SIGKILL (falling back to {@link Runtime#halt}), so nothing
+ * after that point runs, no buffers are flushed and no shutdown hook runs. Disarmed, {@link #reach}
+ * is a test of a static final field, which the JIT removes.
+ */
+public final class FaultPoints {
+    private static final String ARMED_NAME;
+    private static final long ARMED_COUNT;
+    private static final boolean ARMED;
+    private static final AtomicLong HITS = new AtomicLong();
+
+    static {
+        String spec = System.getProperty("weir.fault", "");
+        int colon = spec.lastIndexOf(':');
+        if (spec.isEmpty()) {
+            ARMED_NAME = "";
+            ARMED_COUNT = 0;
+        } else if (colon < 0) {
+            ARMED_NAME = spec;
+            ARMED_COUNT = 1;
+        } else {
+            ARMED_NAME = spec.substring(0, colon);
+            ARMED_COUNT = Long.parseLong(spec.substring(colon + 1));
+        }
+        ARMED = !ARMED_NAME.isEmpty();
+    }
+
+    private FaultPoints() {}
+
+    /** Marks that execution reached the point {@code name}; kills the JVM if it is armed. */
+    public static void reach(String name) {
+        if (ARMED && ARMED_NAME.equals(name) && HITS.incrementAndGet() == ARMED_COUNT) {
+            killSelf(name);
+        }
+    }
+
+    private static void killSelf(String name) {
+        System.err.println("weir: fault point '" + name + "' reached; killing this JVM (SIGKILL)");
+        System.err.flush();
+        long pid = ProcessHandle.current().pid();
+        try {
+            new ProcessBuilder("kill", "-KILL", Long.toString(pid)).start().waitFor();
+            Thread.sleep(5_000);
+        } catch (Exception e) {
+            // fall through to halt
+        }
+        Runtime.getRuntime().halt(137);
+    }
+}

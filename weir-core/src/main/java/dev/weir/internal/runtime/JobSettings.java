@@ -1,0 +1,32 @@
+package dev.weir.internal.runtime;
+
+import dev.weir.api.JobListener;
+import dev.weir.api.RestartStrategy;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.internal.checkpoint.CheckpointStore;
+import java.nio.file.Path;
+import java.util.function.LongSupplier;
+
+/**
+ * Everything a job needs besides its graph.
+ *
+ * @param runtime threads, batches, parallelism
+ * @param checkpoints checkpoint settings
+ * @param store where checkpoints go, or null when checkpointing is off
+ * @param restartStrategy what to do on failure
+ * @param listener hears checkpoints, failures and restores
+ * @param fromSavepoint a savepoint or checkpoint to start from, overriding {@code resume}, or null
+ * @param allowNonRestoredState whether state for operators the pipeline lacks may be dropped
+ * @param nanoClock monotonic time for sources
+ * @param seed seeds the restart jitter
+ */
+public record JobSettings(
+        RuntimeConfig runtime,
+        CheckpointConfig checkpoints,
+        CheckpointStore store,
+        RestartStrategy restartStrategy,
+        JobListener listener,
+        Path fromSavepoint,
+        boolean allowNonRestoredState,
+        LongSupplier nanoClock,
+        long seed) {}

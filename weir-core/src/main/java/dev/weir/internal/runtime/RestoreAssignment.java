@@ -1,0 +1,141 @@
+package dev.weir.internal.runtime;
+
+import dev.weir.internal.checkpoint.RestoredCheckpoint;
+import dev.weir.internal.checkpoint.StateFiles.OperatorState;
+import dev.weir.internal.graph.JobGraph;
+import dev.weir.internal.graph.JobGraph.ChainNode;
+import dev.weir.internal.graph.JobGraph.Vertex;
+import dev.weir.internal.graph.Node;
+import dev.weir.internal.state.HeapKeyedStateBackend.RawKeyedState;
+import dev.weir.internal.state.KeyGroups;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Maps a checkpoint's state onto the tasks of a (possibly rescaled) job: keyed state by key group,
+ * non-keyed state by old subtask modulo the new parallelism, source offsets by split id.
+ */
+final class RestoreAssignment {
+    private RestoreAssignment() {}
+
+    /** Refuses a checkpoint that cannot be restored into {@code graph}, saying what to change. */
+    static void validate(
+            JobGraph graph,
+            RestoredCheckpoint restored,
+            RuntimeConfig config,
+            boolean allowNonRestoredState) {
+        int saved = restored.manifest().maxParallelism();
+        if (saved != config.maxParallelism()) {
+            throw new IllegalStateException(
+                    "checkpoint "
+                            + restored.path()
+                            + " was taken with maxParallelism "
+                            + saved
+                            + " but the pipeline has "
+                            + config.maxParallelism()
+                            + "; keyed state is partitioned into that many key groups and cannot"
+                            + " be remapped; set Pipeline.maxParallelism("
+                            + saved
+                            + ")");
+        }
+        Map<String, Node> nodes = new HashMap<>();
+        for (Vertex vertex : graph.vertices()) {
+            collect(vertex.head(), nodes);
+        }
+        Set<String> unmapped = new HashSet<>();
+        for (Map.Entry<String, List<OperatorState>> entry : restored.operators().entrySet()) {
+            boolean hasState = false;
+            for (OperatorState state : entry.getValue()) {
+                hasState |=
+                        state.operatorState() != null
+                                || (state.keyed() != null && !state.keyed().entries().isEmpty());
+            }
+            if (hasState && !nodes.containsKey(entry.getKey())) {
+                unmapped.add("operator '" + entry.getKey() + "'");
+            }
+        }
+        for (String source : restored.offsets().keySet()) {
+            if (!nodes.containsKey(source)) {
+                unmapped.add("source '" + source + "'");
+            }
+        }
+        if (!unmapped.isEmpty() && !allowNonRestoredState) {
+            throw new IllegalStateException(
+                    "checkpoint "
+                            + restored.path()
+                            + " holds state for "
+                            + String.join(", ", unmapped)
+                            + " which the pipeline does not have; rename the step back, or start"
+                            + " with Pipeline.allowNonRestoredState(true) to drop that state");
+        }
+        for (Vertex vertex : graph.vertices()) {
+            if (vertex.head().node() instanceof Node.SourceNode source) {
+                checkSplits(source, vertex.parallelism(), restored);
+            }
+        }
+    }
+
+    private static void checkSplits(
+            Node.SourceNode source, int parallelism, RestoredCheckpoint restored) {
+        Map<String, Long> offsets = restored.offsets().get(source.name());
+        if (offsets == null) {
+            return;
+        }
+        Set<String> now = new HashSet<>(source.source().splits(parallelism));
+        if (!now.containsAll(offsets.keySet())) {
+            throw new IllegalStateException(
+                    "source '"
+                            + source.name()
+                            + "' had splits "
+                            + offsets.keySet()
+                            + " in checkpoint "
+                            + restored.path()
+                            + " but has "
+                            + now
+                            + " now, so its offsets cannot be restored; keep the source's split"
+                            + " count fixed across parallelism changes (for example"
+                            + " Sources.sequence(from, to, splits, rate))");
+        }
+    }
+
+    private static void collect(ChainNode node, Map<String, Node> out) {
+        out.put(node.node().name(), node.node());
+        for (ChainNode child : node.chained()) {
+            collect(child, out);
+        }
+    }
+
+    /** The share of {@code restored} that subtask {@code subtask} of {@code vertex} restores. */
+    static TaskRestore forTask(
+            Vertex vertex,
+            int subtask,
+            List<OperatorContext> contexts,
+            RestoredCheckpoint restored,
+            RuntimeConfig config) {
+        Map<String, Long> offsets =
+                restored.offsets().getOrDefault(vertex.head().node().name(), Map.of());
+        int parallelism = vertex.parallelism();
+        int first = KeyGroups.rangeStart(subtask, config.maxParallelism(), parallelism);
+        int last = KeyGroups.rangeEnd(subtask, config.maxParallelism(), parallelism);
+        List<TaskRestore.OperatorRestore> operators = new ArrayList<>();
+        for (OperatorContext context : contexts) {
+            List<RawKeyedState> keyed = new ArrayList<>();
+            List<byte[]> operatorStates = new ArrayList<>();
+            for (OperatorState old :
+                    restored.operators().getOrDefault(context.operatorName(), List.of())) {
+                if (old.keyed() != null) {
+                    keyed.add(old.keyed());
+                }
+                if (old.operatorState() != null && old.subtask() % parallelism == subtask) {
+                    operatorStates.add(old.operatorState());
+                }
+            }
+            operators.add(new TaskRestore.OperatorRestore(keyed, first, last, operatorStates));
+        }
+        return new TaskRestore(offsets, operators);
+    }
+}

@@ -1,0 +1,30 @@
+package dev.weir.internal.runtime;
+
+import dev.weir.internal.state.HeapKeyedStateBackend.RawKeyedState;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one task restores before it opens: source positions, and per operator (by position in the
+ * chain) its keyed state and non-keyed state.
+ *
+ * @param offsets position per split of the task's source
+ * @param operators per chained operator, in the task's order
+ */
+record TaskRestore(Map<String, Long> offsets, List<OperatorRestore> operators) {
+    /**
+     * One operator's share.
+     *
+     * @param keyed keyed state of the old subtasks whose key groups overlap this subtask's
+     * @param firstKeyGroup first key group this subtask owns
+     * @param lastKeyGroup last key group this subtask owns
+     * @param operatorStates non-keyed states of the old subtasks assigned to this one
+     */
+    record OperatorRestore(
+            List<RawKeyedState> keyed,
+            int firstKeyGroup,
+            int lastKeyGroup,
+            List<byte[]> operatorStates) {}
+
+    static final TaskRestore NONE = new TaskRestore(Map.of(), List.of());
+}
