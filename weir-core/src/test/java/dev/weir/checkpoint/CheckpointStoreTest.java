@@ -1,0 +1,186 @@
+package dev.weir.checkpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.api.JobHandle;
+import dev.weir.api.Pipeline;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.checkpoint.CheckpointCorruptedException;
+import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.api.checkpoint.CheckpointView;
+import dev.weir.api.sink.Sinks;
+import dev.weir.api.source.Sources;
+import dev.weir.testing.KeyedCountJob;
+import dev.weir.testing.LiveCountSink;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Invariants 5, 8 and 9 of docs/design/001-checkpoints.md. */
+class CheckpointStoreTest {
+    @TempDir Path dir;
+
+    static final LiveCountSink<KeyedCountJob.Update> SINK = new LiveCountSink<>();
+
+    static Pipeline endlessJob(Path dir, int maxParallelism) {
+        Pipeline pipeline =
+                Pipeline.create("endless")
+                        .parallelism(2)
+                        .maxParallelism(maxParallelism)
+                        .checkpointing(CheckpointConfig.exactlyOnce(Duration.ZERO, dir));
+        KeyedCountJob.apply(
+                        pipeline.source(
+                                "numbers", Sources.sequence(1, Long.MAX_VALUE - 1, 2, 200_000)),
+                        10)
+                .sink("out", SINK);
+        return pipeline;
+    }
+
+    /** Runs the endless job, takes {@code count} checkpoints, cancels; returns their stats. */
+    static List<CheckpointStats> takeCheckpoints(Pipeline pipeline, int count) throws Exception {
+        long before = SINK.count();
+        JobHandle job = pipeline.start();
+        SINK.awaitAtLeast(before + 1000);
+        List<CheckpointStats> stats = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                stats.add(job.triggerCheckpoint().get(30, TimeUnit.SECONDS));
+            }
+        } finally {
+            job.cancel();
+            assertThatThrownBy(job::await).isInstanceOf(CancellationException.class);
+        }
+        return stats;
+    }
+
+    @Test
+    void invariant5_aCompleteCheckpointHasAManifestListingEveryTaskFileWithItsChecksum()
+            throws Exception {
+        CheckpointStats stats = takeCheckpoints(endlessJob(dir, 128), 1).get(0);
+
+        List<String> manifest = Files.readAllLines(stats.path().resolve("_manifest"));
+        assertThat(manifest.get(0)).isEqualTo("weir-manifest 1");
+        assertThat(manifest).filteredOn(l -> l.startsWith("file ")).hasSize(4);
+        assertThat(manifest.get(manifest.size() - 1)).matches("crc32c [0-9a-f]{8}");
+        assertThat(stats.tasks()).hasSize(4);
+        CheckpointView view = CheckpointView.open(stats.path());
+        assertThat(view.offsets("numbers")).containsOnlyKeys("seq-0-of-2", "seq-1-of-2");
+        assertThat(view.operators()).contains("count-sum");
+    }
+
+    @Test
+    void invariant9_checkpointIdsGrowAcrossRestartsAndOnlyTheNewestAreKept() throws Exception {
+        List<CheckpointStats> first = takeCheckpoints(endlessJob(dir, 128), 2);
+        List<CheckpointStats> second = takeCheckpoints(endlessJob(dir, 128), 3);
+
+        assertThat(first).extracting(CheckpointStats::id).containsExactly(1L, 2L);
+        assertThat(second).extracting(CheckpointStats::id).containsExactly(3L, 4L, 5L);
+        try (Stream<Path> entries = Files.list(dir)) {
+            assertThat(entries.map(p -> p.getFileName().toString()).sorted())
+                    .containsExactly("chk-00000000003", "chk-00000000004", "chk-00000000005");
+        }
+    }
+
+    @Test
+    void invariant8_aFlippedByteIsALoudErrorNamingTheFile() throws Exception {
+        CheckpointStats stats = takeCheckpoints(endlessJob(dir, 128), 1).get(0);
+        Path victim = stats.path().resolve("task-count-sum-1.state");
+        try (RandomAccessFile file = new RandomAccessFile(victim.toFile(), "rw")) {
+            file.seek(file.length() / 2);
+            int b = file.read();
+            file.seek(file.length() / 2);
+            file.write(b ^ 0x01);
+        }
+
+        assertThatThrownBy(() -> endlessJob(dir, 128).start())
+                .isInstanceOf(CheckpointCorruptedException.class)
+                .hasMessageContaining(victim.toString())
+                .hasMessageContaining("CRC32C")
+                .hasMessageContaining("will not silently restore an older checkpoint");
+    }
+
+    @Test
+    void invariant8_aMissingFileIsALoudErrorNamingTheFile() throws Exception {
+        CheckpointStats stats = takeCheckpoints(endlessJob(dir, 128), 1).get(0);
+        Path victim = stats.path().resolve("task-numbers-0.state");
+        Files.delete(victim);
+
+        assertThatThrownBy(() -> endlessJob(dir, 128).start())
+                .isInstanceOf(CheckpointCorruptedException.class)
+                .hasMessageContaining(victim.toString())
+                .hasMessageContaining("missing");
+    }
+
+    @Test
+    void invariant8_aTornManifestIsALoudErrorAndNoOlderCheckpointIsUsed() throws Exception {
+        List<CheckpointStats> stats = takeCheckpoints(endlessJob(dir, 128), 2);
+        Path manifest = stats.get(1).path().resolve("_manifest");
+        byte[] bytes = Files.readAllBytes(manifest);
+        Files.write(manifest, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+
+        assertThatThrownBy(() -> endlessJob(dir, 128).start())
+                .isInstanceOf(CheckpointCorruptedException.class)
+                .hasMessageContaining(manifest.toString())
+                .hasMessageContaining("torn");
+    }
+
+    @Test
+    void aCheckpointWithoutManifestNeverCompletedSoTheLatestCompleteOneIsRestored()
+            throws Exception {
+        takeCheckpoints(endlessJob(dir, 128), 1);
+        Path incomplete = dir.resolve("chk-00000000002");
+        Files.createDirectories(incomplete);
+        Files.write(incomplete.resolve("task-numbers-0.state"), new byte[] {1, 2, 3});
+
+        List<CheckpointStats> next = takeCheckpoints(endlessJob(dir, 128), 1);
+
+        assertThat(next.get(0).id()).isEqualTo(3);
+    }
+
+    @Test
+    void aDifferentMaxParallelismIsRefusedWithTheSettingToUse() throws Exception {
+        takeCheckpoints(endlessJob(dir, 128), 1);
+
+        assertThatThrownBy(() -> endlessJob(dir, 64).start())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("maxParallelism 128")
+                .hasMessageContaining("Pipeline.maxParallelism(128)");
+    }
+
+    @Test
+    void stateForAMissingOperatorIsRefusedUnlessAllowed() throws Exception {
+        takeCheckpoints(endlessJob(dir, 128), 1);
+        Pipeline renamed =
+                Pipeline.create("endless")
+                        .parallelism(2)
+                        .checkpointing(CheckpointConfig.exactlyOnce(Duration.ZERO, dir));
+        renamed.source("numbers", Sources.sequence(1, 100, 2, 0))
+                .keyBy(n -> n % 10)
+                .reduce("renamed-sum", Long::sum)
+                .sink("out", Sinks.counting());
+
+        assertThatThrownBy(renamed::start)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("operator 'count-sum'")
+                .hasMessageContaining("allowNonRestoredState(true)");
+
+        renamed.allowNonRestoredState(true).run();
+    }
+
+    @Test
+    void resumeNoneStartsFreshWhileKeepingIdsGrowing() throws Exception {
+        takeCheckpoints(endlessJob(dir, 128), 1);
+        Pipeline fresh = endlessJob(dir, 128);
+        fresh.checkpointing(CheckpointConfig.exactlyOnce(Duration.ZERO, dir).withResume("none"));
+        assertThat(takeCheckpoints(fresh, 1).get(0).id()).isEqualTo(2);
+    }
+}
