@@ -2,12 +2,23 @@ package dev.weir.bench;
 
 import dev.weir.api.JobResult;
 import dev.weir.api.Pipeline;
+import dev.weir.api.RestartStrategy;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.api.checkpoint.CheckpointingMode;
 import dev.weir.api.codec.Codecs;
 import dev.weir.api.sink.CountingSink;
 import dev.weir.api.sink.Sinks;
 import dev.weir.api.source.Sources;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -26,27 +37,65 @@ public final class KeyedSumBench implements Callable<Integer> {
     @Option(names = "--p", description = "Parallelism (default ${DEFAULT-VALUE}).")
     int p = 2;
 
-    @Option(names = "--mode", description = "Checkpointing mode: none (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--mode",
+            description = "Checkpointing: none, alo (at-least-once) or eo (exactly-once).")
     String mode = "none";
+
+    @Option(
+            names = "--interval-ms",
+            description = "Checkpoint interval (default ${DEFAULT-VALUE}).")
+    long intervalMs = 1000;
+
+    @Option(
+            names = "--fail-at",
+            description =
+                    "Throw once when this record is processed and report the recovery time"
+                            + " (needs --mode alo or eo; 0 = never).")
+    long failAt = 0;
 
     @Option(names = "--runs", description = "Runs in this JVM (default ${DEFAULT-VALUE}).")
     int runs = 1;
 
     @Override
     public Integer call() throws Exception {
-        if (!mode.equals("none")) {
-            System.err.println("mode '" + mode + "' is not supported yet; use --mode none");
+        CheckpointingMode checkpointing =
+                switch (mode) {
+                    case "none" -> CheckpointingMode.NONE;
+                    case "alo" -> CheckpointingMode.AT_LEAST_ONCE;
+                    case "eo" -> CheckpointingMode.EXACTLY_ONCE;
+                    default -> null;
+                };
+        if (checkpointing == null) {
+            System.err.println("unknown --mode '" + mode + "'; use none, alo or eo");
+            return 2;
+        }
+        if (failAt > 0 && checkpointing == CheckpointingMode.NONE) {
+            System.err.println("--fail-at needs checkpoints; use --mode alo or eo");
             return 2;
         }
         for (int run = 0; run < runs; run++) {
-            runOnce();
+            runOnce(checkpointing);
         }
         return 0;
     }
 
-    private void runOnce() throws InterruptedException {
+    private static final AtomicLong FAILED_AT_NANOS = new AtomicLong();
+    private static final AtomicLong RECOVERED_AT_NANOS = new AtomicLong();
+
+    private void runOnce(CheckpointingMode checkpointing) throws Exception {
         long keys = k;
+        long failRecord = failAt;
+        FAILED_AT_NANOS.set(0);
+        RECOVERED_AT_NANOS.set(0);
+        Path dir = Files.createTempDirectory("weir-bench-");
         Pipeline pipeline = Pipeline.create("keyed-sum").parallelism(p);
+        if (checkpointing != CheckpointingMode.NONE) {
+            pipeline.checkpointing(
+                            CheckpointConfig.exactlyOnce(Duration.ofMillis(intervalMs), dir)
+                                    .withMode(checkpointing))
+                    .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO));
+        }
         CountingSink<Long> sink = Sinks.counting();
         pipeline.source("numbers", Sources.sequence(1, n))
                 .keyBy(value -> value % keys)
@@ -54,25 +103,98 @@ public final class KeyedSumBench implements Callable<Integer> {
                         "sum",
                         Codecs.LONG,
                         (key, value, sum, out) -> {
+                            if (failRecord > 0) {
+                                observeFailure(value, failRecord);
+                            }
                             Long current = sum.value();
                             long next = (current == null ? 0 : current) + value;
                             sum.update(next);
                             out.collect(next);
                         })
                 .sink("count", sink);
-        JobResult result = pipeline.run();
-        if (sink.count() != n) {
+        var job = pipeline.start();
+        JobResult result = job.await();
+        List<CheckpointStats> checkpoints = job.checkpointStats();
+        deleteRecursively(dir);
+        if (failRecord == 0 && sink.count() != n) {
             throw new IllegalStateException("expected " + n + " updates, sink saw " + sink.count());
         }
         double seconds = result.duration().toNanos() / 1e9;
-        System.out.printf(
-                Locale.ROOT,
-                "engine=weir job=keyed-sum mode=%s N=%d K=%d P=%d seconds=%.3f records_per_s=%.0f%n",
-                mode,
-                n,
-                k,
-                p,
-                seconds,
-                n / seconds);
+        StringBuilder line = new StringBuilder();
+        line.append(
+                String.format(
+                        Locale.ROOT,
+                        "engine=weir job=keyed-sum mode=%s N=%d K=%d P=%d seconds=%.3f records_per_s=%.0f",
+                        mode,
+                        n,
+                        k,
+                        p,
+                        seconds,
+                        n / seconds));
+        if (checkpointing != CheckpointingMode.NONE) {
+            long[] durations =
+                    checkpoints.stream()
+                            .mapToLong(CheckpointStats::durationMillis)
+                            .sorted()
+                            .toArray();
+            long[] sync =
+                    checkpoints.stream()
+                            .mapToLong(
+                                    c ->
+                                            c.tasks().stream()
+                                                    .mapToLong(t -> t.syncNanos())
+                                                    .max()
+                                                    .orElse(0))
+                            .sorted()
+                            .toArray();
+            long size =
+                    checkpoints.isEmpty() ? 0 : checkpoints.get(checkpoints.size() - 1).sizeBytes();
+            line.append(
+                    String.format(
+                            Locale.ROOT,
+                            " checkpoints=%d ckpt_p50_ms=%d ckpt_p99_ms=%d sync_p50_us=%d state_bytes=%d",
+                            durations.length,
+                            percentile(durations, 50),
+                            percentile(durations, 99),
+                            percentile(sync, 50) / 1000,
+                            size));
+        }
+        if (failRecord > 0) {
+            long recoveryNanos = RECOVERED_AT_NANOS.get() - FAILED_AT_NANOS.get();
+            line.append(
+                    String.format(
+                            Locale.ROOT,
+                            " restarts=%d recovery_ms=%.1f",
+                            result.restarts(),
+                            recoveryNanos / 1e6));
+        }
+        System.out.println(line);
+    }
+
+    /** Throws once at {@code failRecord}; notes the first record processed after the restart. */
+    private static void observeFailure(long value, long failRecord) {
+        if (FAILED_AT_NANOS.get() != 0) {
+            if (RECOVERED_AT_NANOS.get() == 0) {
+                RECOVERED_AT_NANOS.compareAndSet(0, System.nanoTime());
+            }
+        } else if (value == failRecord && FAILED_AT_NANOS.compareAndSet(0, System.nanoTime())) {
+            throw new IllegalStateException("injected failure at record " + value);
+        }
+    }
+
+    static long percentile(long[] sorted, int percent) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int index = (int) Math.ceil(percent / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    static void deleteRecursively(Path dir) throws Exception {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
     }
 }

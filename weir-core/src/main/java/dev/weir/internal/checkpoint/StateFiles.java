@@ -7,9 +7,8 @@ import dev.weir.internal.state.HeapKeyedStateBackend.Kind;
 import dev.weir.internal.state.HeapKeyedStateBackend.RawEntry;
 import dev.weir.internal.state.HeapKeyedStateBackend.RawKeyedState;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
+import java.io.DataOutput;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -51,8 +50,8 @@ public final class StateFiles {
 
     /** Serialises {@code snapshot}; runs on the snapshot thread, off the task's hot path. */
     public static byte[] serialize(TaskSnapshot snapshot) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(4096);
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
+        ByteArrayDataOutput out = new ByteArrayDataOutput(64 * 1024);
+        try {
             out.writeInt(MAGIC);
             out.writeShort(VERSION);
             out.writeUTF(snapshot.taskName());
@@ -73,17 +72,16 @@ public final class StateFiles {
                     operator.keyed().writeTo(out);
                 }
             }
-            out.flush();
-            CRC32C crc = new CRC32C();
-            crc.update(bytes.toByteArray());
-            out.writeInt((int) crc.getValue());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return bytes.toByteArray();
+        CRC32C crc = new CRC32C();
+        crc.update(out.buffer(), 0, out.size());
+        out.writeInt((int) crc.getValue());
+        return out.toByteArray();
     }
 
-    static void writeBlob(DataOutputStream out, byte[] blob) throws IOException {
+    static void writeBlob(DataOutput out, byte[] blob) throws IOException {
         if (blob == null) {
             out.writeInt(-1);
         } else {

@@ -1,10 +1,14 @@
 package dev.weir.internal.state;
 
 import dev.weir.api.codec.Codec;
+import dev.weir.api.codec.Codecs;
 import dev.weir.api.state.KeyedStateStore;
 import dev.weir.api.state.ListState;
 import dev.weir.api.state.MapState;
 import dev.weir.api.state.ValueState;
+import dev.weir.internal.checkpoint.ByteArrayDataOutput;
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -192,25 +196,28 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
      */
     public KeyedCopy copy() {
         int n = slots.size();
+        int width = declarations.size();
         Object[] keys = new Object[n];
         int[] groups = new int[n];
-        Object[][] values = new Object[n][];
+        Object[] values = new Object[n * width];
         int i = 0;
         for (Map.Entry<Object, Slot> entry : slots.entrySet()) {
             Slot slot = entry.getValue();
             keys[i] = entry.getKey();
             groups[i] = slot.keyGroup;
-            Object[] copy = slot.values.clone();
-            for (int s = 0; s < copy.length; s++) {
-                if (copy[s] instanceof Map<?, ?> map) {
-                    copy[s] = new HashMap<>(map);
-                } else if (copy[s] instanceof List<?> list) {
-                    copy[s] = new ArrayList<>(list);
+            Object[] own = slot.values;
+            for (int s = 0; s < width && s < own.length; s++) {
+                Object value = own[s];
+                if (value instanceof Map<?, ?> map) {
+                    value = new HashMap<>(map);
+                } else if (value instanceof List<?> list) {
+                    value = new ArrayList<>(list);
                 }
+                values[i * width + s] = value;
             }
-            values[i++] = copy;
+            i++;
         }
-        return new KeyedCopy(List.copyOf(declarations), keys, groups, values);
+        return new KeyedCopy(List.copyOf(declarations), keys, groups, values, maxParallelism);
     }
 
     /** A point-in-time copy of keyed state, serialisable on any thread. */
@@ -218,13 +225,20 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         private final List<Declaration> declarations;
         private final Object[] keys;
         private final int[] groups;
-        private final Object[][] values;
+        private final Object[] values;
+        private final int keyGroups;
 
-        KeyedCopy(List<Declaration> declarations, Object[] keys, int[] groups, Object[][] values) {
+        KeyedCopy(
+                List<Declaration> declarations,
+                Object[] keys,
+                int[] groups,
+                Object[] values,
+                int keyGroups) {
             this.declarations = declarations;
             this.keys = keys;
             this.groups = groups;
             this.values = values;
+            this.keyGroups = keyGroups;
         }
 
         /** Number of keys. */
@@ -233,32 +247,47 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         }
 
         /** Writes the state section of a state file, entries sorted by key group. */
-        public void writeTo(java.io.DataOutputStream out) throws java.io.IOException {
-            out.writeInt(declarations.size());
+        public void writeTo(DataOutput out) throws IOException {
+            int width = declarations.size();
+            out.writeInt(width);
             for (Declaration d : declarations) {
                 out.writeUTF(d.name());
                 out.writeByte(d.kind().ordinal());
             }
-            Integer[] order = new Integer[keys.length];
-            for (int i = 0; i < order.length; i++) {
-                order[i] = i;
-            }
-            java.util.Arrays.sort(order, java.util.Comparator.comparingInt(i -> groups[i]));
             out.writeInt(keys.length);
-            for (int i : order) {
+            Codec<Object> keyCodec = Codecs.auto();
+            ByteArrayDataOutput scratch = new ByteArrayDataOutput(64);
+            for (int i : orderByKeyGroup()) {
                 out.writeInt(groups[i]);
-                dev.weir.api.codec.Codecs.auto().encode(keys[i], out);
-                for (int s = 0; s < declarations.size(); s++) {
-                    Object value = s < values[i].length ? values[i][s] : null;
+                keyCodec.encode(keys[i], out);
+                for (int s = 0; s < width; s++) {
+                    Object value = values[i * width + s];
                     if (value == null) {
                         out.writeInt(-1);
                     } else {
-                        byte[] bytes = StateValues.encode(declarations.get(s), value);
-                        out.writeInt(bytes.length);
-                        out.write(bytes);
+                        scratch.reset();
+                        StateValues.encode(declarations.get(s), value, scratch);
+                        out.writeInt(scratch.size());
+                        out.write(scratch.buffer(), 0, scratch.size());
                     }
                 }
             }
+        }
+
+        /** Indices of the keys sorted by key group: a counting sort, O(keys + key groups). */
+        private int[] orderByKeyGroup() {
+            int[] start = new int[keyGroups + 1];
+            for (int group : groups) {
+                start[group + 1]++;
+            }
+            for (int g = 0; g < keyGroups; g++) {
+                start[g + 1] += start[g];
+            }
+            int[] order = new int[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                order[start[groups[i]]++] = i;
+            }
+            return order;
         }
     }
 

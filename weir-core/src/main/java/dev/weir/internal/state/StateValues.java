@@ -2,9 +2,7 @@ package dev.weir.internal.state;
 
 import dev.weir.internal.state.HeapKeyedStateBackend.Declaration;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -16,10 +14,10 @@ import java.util.Map;
 final class StateValues {
     private StateValues() {}
 
+    /** Writes {@code value} of the state {@code declaration} to {@code out}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    static byte[] encode(Declaration declaration, Object value) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
+    static void encode(Declaration declaration, Object value, java.io.DataOutput out) {
+        try {
             dev.weir.api.codec.Codec codec = declaration.codec();
             switch (declaration.kind()) {
                 case VALUE -> codec.encode(value, out);
@@ -47,7 +45,6 @@ final class StateValues {
                     "state '" + declaration.name() + "' holds a value its codec cannot write: " + e,
                     e);
         }
-        return bytes.toByteArray();
     }
 
     static Object decode(Declaration declaration, byte[] bytes) {
