@@ -15,6 +15,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds and runs a dataflow job: sources, operators with keyed state, sinks.
@@ -33,6 +35,7 @@ import java.util.Set;
  * once, each call running an independent job.
  */
 public final class Pipeline {
+    private static final Logger LOG = LoggerFactory.getLogger(Pipeline.class);
     private final String name;
     private final List<Node> nodes = new ArrayList<>();
     private final Set<String> names = new HashSet<>();
@@ -145,8 +148,33 @@ public final class Pipeline {
         return new DataStream<>(this, node);
     }
 
+    /**
+     * Warnings about this pipeline's guarantee, such as a source that cannot replay; also logged
+     * when the job starts.
+     */
+    public List<String> warnings() {
+        List<String> warnings = new ArrayList<>();
+        for (Node node : nodes) {
+            if (node instanceof Node.SourceNode source && !source.source().isReplayable()) {
+                warnings.add(
+                        "source '"
+                                + source.name()
+                                + "' ("
+                                + source.source().kind()
+                                + ") cannot replay: records in flight when a failure happens are"
+                                + " lost, so this pipeline is at-most-once end to end; use a"
+                                + " replayable source (the durable log, files, Kafka) for"
+                                + " exactly-once");
+            }
+        }
+        return warnings;
+    }
+
     /** Builds the job and starts it; returns at once. */
     public JobHandle start() {
+        for (String warning : warnings()) {
+            LOG.warn(warning);
+        }
         RuntimeConfig runtime = runtimeConfig();
         boolean checkpointing = checkpoints.mode() != CheckpointingMode.NONE;
         CheckpointStore store =

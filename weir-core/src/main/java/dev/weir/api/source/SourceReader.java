@@ -27,6 +27,17 @@ public interface SourceReader<T> extends AutoCloseable {
      */
     void seek(long position) throws Exception;
 
+    /**
+     * State beyond {@link #position} that a checkpoint must keep (such as which files are done), or
+     * null if the position says it all.
+     */
+    default byte[] snapshotState() throws Exception {
+        return null;
+    }
+
+    /** Restores what {@link #snapshotState} returned; called before {@link #seek}. */
+    default void restoreState(byte[] state) throws Exception {}
+
     @Override
     default void close() throws Exception {}
 }

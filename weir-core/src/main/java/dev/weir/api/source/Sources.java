@@ -1,7 +1,14 @@
 package dev.weir.api.source;
 
+import dev.weir.api.codec.Codec;
+import dev.weir.api.log.LogOptions;
 import dev.weir.internal.connectors.CollectionSource;
+import dev.weir.internal.connectors.FileSource;
+import dev.weir.internal.connectors.LogSource;
 import dev.weir.internal.connectors.SequenceSource;
+import dev.weir.internal.connectors.SocketSource;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /** Built-in sources. */
@@ -19,6 +26,40 @@ public final class Sources {
      */
     public static Source<Long> sequence(long from, long to, int splits, long recordsPerSecond) {
         return new SequenceSource(from, to, splits, recordsPerSecond);
+    }
+
+    /**
+     * A topic of the embedded durable log at {@code directory}, decoded with {@code codec}; one
+     * split per partition; replayable. Stops at the end the partitions had when reading started.
+     */
+    public static <T> Source<T> log(Path directory, String topic, Codec<T> codec) {
+        return new LogSource<>(directory, topic, codec, true, LogOptions.defaults());
+    }
+
+    /** Like {@link #log(Path, String, Codec)}, but keeps waiting for new records. */
+    public static <T> Source<T> logUnbounded(Path directory, String topic, Codec<T> codec) {
+        return new LogSource<>(directory, topic, codec, false, LogOptions.defaults());
+    }
+
+    /**
+     * The lines of the files in {@code directory}, in file-name order; replayable (offset = file
+     * and byte position). Names starting with '.' or '_' are skipped.
+     */
+    public static Source<String> files(Path directory) {
+        return new FileSource(directory, false, 0);
+    }
+
+    /** Like {@link #files(Path)}, but also reads files that appear later, never ending. */
+    public static Source<String> filesWatching(Path directory, Duration pollInterval) {
+        return new FileSource(directory, true, pollInterval.toMillis());
+    }
+
+    /**
+     * Lines from a TCP connection to {@code host:port}. Not replayable: a pipeline using it is
+     * at-most-once end to end, and Weir warns at start.
+     */
+    public static Source<String> socket(String host, int port) {
+        return new SocketSource(host, port);
     }
 
     /** The elements of {@code elements}, in order, as one split; replayable. */

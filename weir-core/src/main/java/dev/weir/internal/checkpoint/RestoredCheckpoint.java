@@ -16,6 +16,7 @@ import java.util.Map;
  * @param path its directory
  * @param manifest its manifest
  * @param offsets per source name: position per split
+ * @param readerStates per source name: reader state per split, where a reader has one
  * @param operators per operator name: the state of each old subtask
  */
 public record RestoredCheckpoint(
@@ -23,11 +24,13 @@ public record RestoredCheckpoint(
         Path path,
         Manifest manifest,
         Map<String, Map<String, Long>> offsets,
+        Map<String, Map<String, byte[]>> readerStates,
         Map<String, List<OperatorState>> operators) {
     /** Reads and verifies the checkpoint or savepoint in {@code directory}. */
     public static RestoredCheckpoint load(Path directory) {
         Manifest manifest = Manifest.readVerified(directory);
         Map<String, Map<String, Long>> offsets = new HashMap<>();
+        Map<String, Map<String, byte[]>> readerStates = new HashMap<>();
         Map<String, List<OperatorState>> operators = new LinkedHashMap<>();
         for (Manifest.FileEntry file : manifest.files()) {
             Path path = directory.resolve(file.name());
@@ -35,12 +38,15 @@ public record RestoredCheckpoint(
             if (!task.sourceName().isEmpty()) {
                 offsets.computeIfAbsent(task.sourceName(), n -> new LinkedHashMap<>())
                         .putAll(task.offsets());
+                readerStates
+                        .computeIfAbsent(task.sourceName(), n -> new LinkedHashMap<>())
+                        .putAll(task.readerStates());
             }
             for (OperatorState operator : task.operators()) {
                 operators.computeIfAbsent(operator.name(), n -> new ArrayList<>()).add(operator);
             }
         }
         return new RestoredCheckpoint(
-                manifest.checkpointId(), directory, manifest, offsets, operators);
+                manifest.checkpointId(), directory, manifest, offsets, readerStates, operators);
     }
 }

@@ -30,7 +30,7 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * int magic 'WEIR', short version, UTF task name, UTF source name,
- * int splits, (UTF split, long position)*,
+ * int splits, (UTF split, long position, int stateLength (-1 = none), bytes)*,
  * int operators, (UTF name, int subtask, int parallelism,
  *                 int operatorStateLength (-1 = none), bytes,
  *                 boolean keyed, [int states, (UTF name, byte kind)*,
@@ -60,6 +60,7 @@ public final class StateFiles {
             for (Map.Entry<String, Long> offset : snapshot.offsets().entrySet()) {
                 out.writeUTF(offset.getKey());
                 out.writeLong(offset.getValue());
+                writeBlob(out, snapshot.readerStates().get(offset.getKey()));
             }
             out.writeInt(snapshot.operators().size());
             for (OperatorSnapshot operator : snapshot.operators()) {
@@ -112,6 +113,7 @@ public final class StateFiles {
             String taskName,
             String sourceName,
             Map<String, Long> offsets,
+            Map<String, byte[]> readerStates,
             List<OperatorState> operators) {}
 
     /** One operator's restored state. */
@@ -148,8 +150,14 @@ public final class StateFiles {
             String sourceName = in.readUTF();
             int splitCount = in.readInt();
             Map<String, Long> offsets = new LinkedHashMap<>();
+            Map<String, byte[]> readerStates = new LinkedHashMap<>();
             for (int i = 0; i < splitCount; i++) {
-                offsets.put(in.readUTF(), in.readLong());
+                String split = in.readUTF();
+                offsets.put(split, in.readLong());
+                byte[] state = readBlob(in);
+                if (state != null) {
+                    readerStates.put(split, state);
+                }
             }
             int operatorCount = in.readInt();
             List<OperatorState> operators = new ArrayList<>();
@@ -161,7 +169,7 @@ public final class StateFiles {
                 RawKeyedState keyed = in.readBoolean() ? readKeyed(in) : null;
                 operators.add(new OperatorState(name, subtask, parallelism, operatorState, keyed));
             }
-            return new TaskState(taskName, sourceName, offsets, operators);
+            return new TaskState(taskName, sourceName, offsets, readerStates, operators);
         } catch (EOFException e) {
             throw new CheckpointCorruptedException(path, "it ends early");
         } catch (IOException | RuntimeException e) {

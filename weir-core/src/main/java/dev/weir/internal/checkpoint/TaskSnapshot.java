@@ -11,12 +11,14 @@ import java.util.Map;
  * @param taskName {@code vertex#subtask}
  * @param sourceName the name of the task's source, or empty
  * @param offsets position per split of the task's source (ended splits included)
+ * @param readerStates per split, reader state beyond the position (only splits that have any)
  * @param operators the state of each operator in the task's chain
  */
 public record TaskSnapshot(
         String taskName,
         String sourceName,
         Map<String, Long> offsets,
+        Map<String, byte[]> readerStates,
         List<OperatorSnapshot> operators) {
     /**
      * One operator's state.

@@ -136,6 +136,8 @@ final class RestoreAssignment {
             }
             operators.add(new TaskRestore.OperatorRestore(keyed, first, last, operatorStates));
         }
-        return new TaskRestore(offsets, operators);
+        Map<String, byte[]> states =
+                restored.readerStates().getOrDefault(vertex.head().node().name(), Map.of());
+        return new TaskRestore(offsets, states, operators);
     }
 }

@@ -27,13 +27,23 @@ final class SourceDriver {
         this.context = context;
     }
 
-    /** Opens a reader per split, moved to {@code restored} positions where given. */
-    void open(java.util.Map<String, Long> restored) throws Exception {
+    /**
+     * Opens a reader per split, moved to {@code restored} positions (and reader states) where
+     * given. A source that cannot replay is never asked to seek.
+     */
+    void open(java.util.Map<String, Long> restored, java.util.Map<String, byte[]> states)
+            throws Exception {
         for (String split : splits) {
             SourceReader<Object> reader = source.openReader(split, context);
-            Long position = restored.get(split);
-            if (position != null) {
-                reader.seek(position);
+            if (source.isReplayable()) {
+                byte[] state = states.get(split);
+                if (state != null) {
+                    reader.restoreState(state);
+                }
+                Long position = restored.get(split);
+                if (position != null) {
+                    reader.seek(position);
+                }
             }
             readers.add(reader);
             openSplits.add(split);
@@ -47,6 +57,18 @@ final class SourceDriver {
             positions.put(openSplits.get(i), readers.get(i).position());
         }
         return positions;
+    }
+
+    /** Reader states of the open splits that have any. */
+    java.util.Map<String, byte[]> states() throws Exception {
+        java.util.Map<String, byte[]> states = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < readers.size(); i++) {
+            byte[] state = readers.get(i).snapshotState();
+            if (state != null) {
+                states.put(openSplits.get(i), state);
+            }
+        }
+        return states;
     }
 
     List<String> splits() {

@@ -186,7 +186,7 @@ public final class Task {
             operators.get(i).open(context);
         }
         if (source != null) {
-            source.open(restore.offsets());
+            source.open(restore.offsets(), restore.readerStates());
         }
     }
 
@@ -296,7 +296,8 @@ public final class Task {
                             keyed == null ? null : keyed.copy()));
         }
         Map<String, Long> offsets = source == null ? Map.of() : source.positions();
-        return new TaskSnapshot(name, sourceName, offsets, states);
+        Map<String, byte[]> readerStates = source == null ? Map.of() : source.states();
+        return new TaskSnapshot(name, sourceName, offsets, readerStates, states);
     }
 
     private void endOfInput() throws Exception {

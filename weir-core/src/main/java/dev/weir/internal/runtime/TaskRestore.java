@@ -9,9 +9,13 @@ import java.util.Map;
  * chain) its keyed state and non-keyed state.
  *
  * @param offsets position per split of the task's source
+ * @param readerStates reader state per split of the task's source
  * @param operators per chained operator, in the task's order
  */
-record TaskRestore(Map<String, Long> offsets, List<OperatorRestore> operators) {
+record TaskRestore(
+        Map<String, Long> offsets,
+        Map<String, byte[]> readerStates,
+        List<OperatorRestore> operators) {
     /**
      * One operator's share.
      *
@@ -26,5 +30,5 @@ record TaskRestore(Map<String, Long> offsets, List<OperatorRestore> operators) {
             int lastKeyGroup,
             List<byte[]> operatorStates) {}
 
-    static final TaskRestore NONE = new TaskRestore(Map.of(), List.of());
+    static final TaskRestore NONE = new TaskRestore(Map.of(), Map.of(), List.of());
 }

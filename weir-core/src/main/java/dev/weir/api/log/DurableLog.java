@@ -1,0 +1,238 @@
+package dev.weir.api.log;
+
+import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.log.PartitionLog;
+import dev.weir.internal.log.PartitionLogs;
+import dev.weir.internal.log.PartitionReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Pattern;
+
+/**
+ * An embedded, durable, partitioned log: Weir's replayable source and transactional sink target
+ * when no external system is wanted.
+ *
+ * <p>Topics have a fixed number of partitions; each partition is an append-only sequence of segment
+ * files whose records carry a CRC32C, with a sparse offset index. Appends are batched and forced to
+ * disk as the {@link LogOptions.FsyncPolicy} says; after a crash the torn tail of a partition is
+ * cut on open. Thread-safe. One process writes a log directory at a time; opening the same
+ * directory twice in one JVM returns views on the same partitions.
+ *
+ * <pre>{@code
+ * try (DurableLog log = DurableLog.open(dir, LogOptions.defaults())) {
+ *     log.createTopic("orders", 4);
+ *     log.append("orders", 0, List.of(bytes1, bytes2));
+ *     List<LogRecord> records = log.read("orders", 0, 0, 100);
+ * }
+ * }</pre>
+ */
+public final class DurableLog implements AutoCloseable {
+    private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
+
+    private final Path directory;
+    private final LogOptions options;
+    private final Map<String, PartitionLog[]> topics = new HashMap<>();
+    private boolean closed;
+
+    private DurableLog(Path directory, LogOptions options) {
+        this.directory = directory;
+        this.options = options;
+    }
+
+    /** Opens the log in {@code directory}, creating it if needed. */
+    public static DurableLog open(Path directory, LogOptions options) {
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create log directory " + directory, e);
+        }
+        return new DurableLog(directory, options);
+    }
+
+    public Path directory() {
+        return directory;
+    }
+
+    /**
+     * Creates {@code topic} with {@code partitions} partitions; does nothing if it exists with that
+     * many, refuses if it exists with another count.
+     */
+    public synchronized void createTopic(String topic, int partitions) {
+        checkTopicName(topic);
+        if (partitions < 1 || partitions > 10_000) {
+            throw new IllegalArgumentException("partitions must be within 1..10000: " + partitions);
+        }
+        Path meta = directory.resolve(topic).resolve("topic.properties");
+        if (Files.exists(meta)) {
+            int existing = partitions(topic);
+            if (existing != partitions) {
+                throw new IllegalArgumentException(
+                        "topic '"
+                                + topic
+                                + "' exists with "
+                                + existing
+                                + " partitions, not "
+                                + partitions);
+            }
+            return;
+        }
+        try {
+            Files.createDirectories(meta.getParent());
+            String text = "partitions=" + partitions + "\n";
+            StateFiles.writeAtomically(meta, text.getBytes(StandardCharsets.UTF_8));
+            StateFiles.fsyncDirectory(directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create topic " + topic, e);
+        }
+    }
+
+    /** True if {@code topic} exists. */
+    public boolean hasTopic(String topic) {
+        return Files.exists(directory.resolve(topic).resolve("topic.properties"));
+    }
+
+    /** The number of partitions of {@code topic}. */
+    public int partitions(String topic) {
+        Path meta = directory.resolve(topic).resolve("topic.properties");
+        if (!Files.exists(meta)) {
+            throw new IllegalArgumentException(
+                    "log "
+                            + directory
+                            + " has no topic '"
+                            + topic
+                            + "'; create it first (weir log create)");
+        }
+        Properties properties = new Properties();
+        try (var in = Files.newInputStream(meta)) {
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return Integer.parseInt(properties.getProperty("partitions"));
+    }
+
+    /** The names of all topics. */
+    public List<String> topics() {
+        List<String> names = new ArrayList<>();
+        try (var entries = Files.list(directory)) {
+            entries.filter(p -> Files.exists(p.resolve("topic.properties")))
+                    .forEach(p -> names.add(p.getFileName().toString()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        names.sort(String::compareTo);
+        return names;
+    }
+
+    /** The internal partition; for Weir's own connectors. */
+    public synchronized PartitionLog partition(String topic, int partition) {
+        if (closed) {
+            throw new IllegalStateException("log " + directory + " is closed");
+        }
+        PartitionLog[] logs = topics.get(topic);
+        if (logs == null) {
+            logs = new PartitionLog[partitions(topic)];
+            topics.put(topic, logs);
+        }
+        if (partition < 0 || partition >= logs.length) {
+            throw new IllegalArgumentException(
+                    "topic '"
+                            + topic
+                            + "' has partitions 0.."
+                            + (logs.length - 1)
+                            + ", not "
+                            + partition);
+        }
+        if (logs[partition] == null) {
+            logs[partition] =
+                    PartitionLogs.open(
+                            topic,
+                            partition,
+                            directory.resolve(topic).resolve(Integer.toString(partition)),
+                            options);
+        }
+        return logs[partition];
+    }
+
+    /** Appends {@code records} to a partition as one batch; returns the first one's offset. */
+    public long append(String topic, int partition, List<byte[]> records) {
+        try {
+            return partition(topic, partition).append(records, (byte) 0, -1);
+        } catch (IOException e) {
+            throw new UncheckedIOException("append to " + topic + "-" + partition + " failed", e);
+        }
+    }
+
+    /** The next offset of a partition (one past its last record). */
+    public long endOffset(String topic, int partition) {
+        return partition(topic, partition).endOffset();
+    }
+
+    /** The oldest offset still stored. */
+    public long startOffset(String topic, int partition) {
+        return partition(topic, partition).startOffset();
+    }
+
+    /** Reads up to {@code max} records from {@code offset} on. */
+    public List<LogRecord> read(String topic, int partition, long offset, int max) {
+        List<LogRecord> records = new ArrayList<>();
+        try {
+            PartitionReader reader = PartitionLogs.reader(partition(topic, partition), offset);
+            reader.read(
+                    (o, attributes, txn, buffer, at, length) -> {
+                        byte[] payload = new byte[length];
+                        System.arraycopy(buffer, at, payload, 0, length);
+                        records.add(new LogRecord(o, payload));
+                    },
+                    max);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return records;
+    }
+
+    /** Forces every open partition to disk. */
+    public synchronized void flush() {
+        for (PartitionLog[] logs : topics.values()) {
+            for (PartitionLog log : logs) {
+                if (log != null) {
+                    try {
+                        log.flush();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        for (PartitionLog[] logs : topics.values()) {
+            for (PartitionLog log : logs) {
+                if (log != null) {
+                    PartitionLogs.close(log);
+                }
+            }
+        }
+        topics.clear();
+    }
+
+    private static void checkTopicName(String topic) {
+        if (topic == null || !TOPIC.matcher(topic).matches()) {
+            throw new IllegalArgumentException(
+                    "topic name '"
+                            + topic
+                            + "' is not allowed; use 1 to 100 letters, digits, '-', '_' or '.'");
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.weir.api.log;
+
+/**
+ * A record inside a log (not at its torn tail) fails its checksum or framing. Weir never skips it:
+ * skipping would silently lose data.
+ */
+public final class LogCorruptedException extends RuntimeException {
+    public LogCorruptedException(
+            String topic, int partition, long offset, String file, String problem) {
+        super(
+                "log topic '"
+                        + topic
+                        + "' partition "
+                        + partition
+                        + " is corrupt at offset "
+                        + offset
+                        + " in segment "
+                        + file
+                        + ": "
+                        + problem
+                        + ". Restore the segment from a replica or backup; to give up the data"
+                        + " from this offset on, delete this segment and the later ones.");
+    }
+}

@@ -1,0 +1,259 @@
+package dev.weir.internal.connectors;
+
+import dev.weir.api.function.Collector;
+import dev.weir.api.source.ReadStatus;
+import dev.weir.api.source.Source;
+import dev.weir.api.source.SourceContext;
+import dev.weir.api.source.SourceReader;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/**
+ * Lines of the files in a directory, in file-name order; replayable.
+ *
+ * <p>Split {@code i} of {@code n} reads the files whose name hashes to {@code i}. Its offset is the
+ * byte position in the file being read, and its reader state the name of that file plus the names
+ * of the files already done, so a restore resumes at the exact byte. Files whose name starts with
+ * '.' or '_' are ignored: write a file under such a name and rename it when complete. Bounded mode
+ * ends when the files present at start are read; watching mode lists the directory again every
+ * {@code pollMillis} and never ends.
+ */
+public final class FileSource implements Source<String> {
+    private static final int CHUNK_BYTES = 64 * 1024;
+
+    private final String directory;
+    private final boolean watch;
+    private final long pollMillis;
+
+    public FileSource(Path directory, boolean watch, long pollMillis) {
+        this.directory = directory.toString();
+        this.watch = watch;
+        this.pollMillis = pollMillis;
+    }
+
+    @Override
+    public String kind() {
+        return "files";
+    }
+
+    @Override
+    public boolean isReplayable() {
+        return true;
+    }
+
+    @Override
+    public List<String> splits(int parallelism) {
+        List<String> splits = new ArrayList<>();
+        for (int i = 0; i < parallelism; i++) {
+            splits.add("files-" + i + "-of-" + parallelism);
+        }
+        return splits;
+    }
+
+    @Override
+    public SourceReader<String> openReader(String split, SourceContext context) throws IOException {
+        String[] parts = split.split("-");
+        return new Reader(Integer.parseInt(parts[1]), Integer.parseInt(parts[3]), context);
+    }
+
+    private final class Reader implements SourceReader<String> {
+        private final int index;
+        private final int count;
+        private final SourceContext context;
+        private final TreeSet<String> done = new TreeSet<>();
+        private final TreeSet<String> known = new TreeSet<>();
+        private String current;
+        private long position;
+        private FileChannel channel;
+        private final ByteBuffer chunk = ByteBuffer.allocate(CHUNK_BYTES);
+        private final ByteArrayOutputStream partialLine = new ByteArrayOutputStream();
+        private long lastListNanos = Long.MIN_VALUE;
+        private boolean listedOnce;
+
+        Reader(int index, int count, SourceContext context) {
+            this.index = index;
+            this.count = count;
+            this.context = context;
+        }
+
+        private boolean mine(String name) {
+            return !name.startsWith(".")
+                    && !name.startsWith("_")
+                    && Math.floorMod(name.hashCode(), count) == index;
+        }
+
+        private void list() throws IOException {
+            lastListNanos = context.nanoTime();
+            listedOnce = true;
+            try (Stream<Path> files = Files.list(Path.of(directory))) {
+                files.filter(Files::isRegularFile)
+                        .map(p -> p.getFileName().toString())
+                        .filter(this::mine)
+                        .forEach(known::add);
+            } catch (NoSuchFileException e) {
+                throw new IOException(
+                        "file source directory "
+                                + directory
+                                + " does not exist; create it or fix the path",
+                        e);
+            }
+        }
+
+        @Override
+        public ReadStatus poll(Collector<String> out, int maxRecords) throws Exception {
+            if (current == null && !advance()) {
+                return watch ? ReadStatus.NOTHING_AVAILABLE : ReadStatus.END_OF_INPUT;
+            }
+            int emitted = 0;
+            while (emitted < maxRecords) {
+                chunk.clear();
+                int read = channel.read(chunk, position + partialLine.size());
+                if (read <= 0) {
+                    if (partialLine.size() > 0) {
+                        emitLine(out);
+                        emitted++;
+                    }
+                    finishFile();
+                    return ReadStatus.MORE_AVAILABLE;
+                }
+                chunk.flip();
+                byte[] bytes = chunk.array();
+                int lineStart = 0;
+                for (int i = 0; i < chunk.limit() && emitted < maxRecords; i++) {
+                    if (bytes[i] == '\n') {
+                        partialLine.write(bytes, lineStart, i - lineStart);
+                        emitLine(out);
+                        emitted++;
+                        lineStart = i + 1;
+                    }
+                }
+                if (emitted >= maxRecords) {
+                    // The rest of the chunk is re-read next time from the new position.
+                    return ReadStatus.MORE_AVAILABLE;
+                }
+                partialLine.write(bytes, lineStart, chunk.limit() - lineStart);
+            }
+            return ReadStatus.MORE_AVAILABLE;
+        }
+
+        /** Emits the buffered line and moves the position past it (and its newline, if any). */
+        private void emitLine(Collector<String> out) throws IOException {
+            byte[] line = partialLine.toByteArray();
+            partialLine.reset();
+            long next = position + line.length;
+            if (next < channel.size()) {
+                next++;
+            }
+            position = next;
+            int length = line.length;
+            if (length > 0 && line[length - 1] == '\r') {
+                length--;
+            }
+            out.collect(new String(line, 0, length, StandardCharsets.UTF_8));
+        }
+
+        private boolean advance() throws IOException {
+            if (!listedOnce
+                    || (watch && context.nanoTime() - lastListNanos >= pollMillis * 1_000_000)) {
+                list();
+            }
+            for (String name : known) {
+                if (!done.contains(name)) {
+                    open(name, 0);
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private void open(String name, long at) throws IOException {
+            current = name;
+            position = at;
+            partialLine.reset();
+            channel = FileChannel.open(Path.of(directory).resolve(name), StandardOpenOption.READ);
+        }
+
+        private void finishFile() throws IOException {
+            done.add(current);
+            current = null;
+            position = 0;
+            channel.close();
+            channel = null;
+        }
+
+        @Override
+        public long position() {
+            return position;
+        }
+
+        @Override
+        public void seek(long position) throws IOException {
+            if (current != null) {
+                open(current, position);
+            }
+        }
+
+        @Override
+        public byte[] snapshotState() throws IOException {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            try (DataOutputStream out = new DataOutputStream(bytes)) {
+                out.writeBoolean(current != null);
+                if (current != null) {
+                    out.writeUTF(current);
+                }
+                out.writeInt(done.size());
+                for (String name : done) {
+                    out.writeUTF(name);
+                }
+            }
+            return bytes.toByteArray();
+        }
+
+        @Override
+        public void restoreState(byte[] state) throws IOException {
+            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(state))) {
+                String restoredCurrent = in.readBoolean() ? in.readUTF() : null;
+                int doneCount = in.readInt();
+                done.clear();
+                for (int i = 0; i < doneCount; i++) {
+                    done.add(in.readUTF());
+                }
+                list();
+                known.addAll(done);
+                if (restoredCurrent != null) {
+                    Path file = Path.of(directory).resolve(restoredCurrent);
+                    if (!Files.exists(file)) {
+                        throw new IOException(
+                                "file "
+                                        + file
+                                        + " was being read at the checkpoint but is gone; restore it"
+                                        + " or start without this checkpoint");
+                    }
+                    known.add(restoredCurrent);
+                    open(restoredCurrent, 0);
+                }
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (channel != null) {
+                channel.close();
+            }
+        }
+    }
+}

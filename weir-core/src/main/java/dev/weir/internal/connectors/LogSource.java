@@ -1,0 +1,115 @@
+package dev.weir.internal.connectors;
+
+import dev.weir.api.codec.Codec;
+import dev.weir.api.function.Collector;
+import dev.weir.api.log.DurableLog;
+import dev.weir.api.log.LogOptions;
+import dev.weir.api.source.ReadStatus;
+import dev.weir.api.source.Source;
+import dev.weir.api.source.SourceContext;
+import dev.weir.api.source.SourceReader;
+import dev.weir.internal.checkpoint.ByteArrayDataInput;
+import dev.weir.internal.log.PartitionLog;
+import dev.weir.internal.log.PartitionLogs;
+import dev.weir.internal.log.PartitionReader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads a topic of the embedded {@link DurableLog}: one split per partition, offset = the next
+ * record's offset in the partition, so it resumes exactly at a checkpoint's offset. Bounded (stops
+ * at the end each partition had when the reader opened) or unbounded (waits for new records).
+ */
+public final class LogSource<T> implements Source<T> {
+    private final String directory;
+    private final String topic;
+    private final Codec<T> codec;
+    private final boolean bounded;
+    private final LogOptions options;
+
+    public LogSource(
+            Path directory, String topic, Codec<T> codec, boolean bounded, LogOptions options) {
+        this.directory = directory.toString();
+        this.topic = topic;
+        this.codec = codec;
+        this.bounded = bounded;
+        this.options = options;
+    }
+
+    @Override
+    public String kind() {
+        return "log";
+    }
+
+    @Override
+    public boolean isReplayable() {
+        return true;
+    }
+
+    @Override
+    public List<String> splits(int parallelism) {
+        int partitions;
+        try (DurableLog log = DurableLog.open(Path.of(directory), options)) {
+            partitions = log.partitions(topic);
+        }
+        List<String> splits = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            splits.add(topic + "-" + p);
+        }
+        return splits;
+    }
+
+    @Override
+    public SourceReader<T> openReader(String split, SourceContext context) throws Exception {
+        int partition = Integer.parseInt(split.substring(split.lastIndexOf('-') + 1));
+        Path partitionDir = Path.of(directory).resolve(topic).resolve(Integer.toString(partition));
+        PartitionLog log = PartitionLogs.open(topic, partition, partitionDir, options);
+        return new Reader(log);
+    }
+
+    private final class Reader implements SourceReader<T> {
+        private final PartitionLog log;
+        private final ByteArrayDataInput input = new ByteArrayDataInput();
+        private PartitionReader reader;
+        private long end;
+
+        Reader(PartitionLog log) throws Exception {
+            this.log = log;
+            this.reader = PartitionLogs.reader(log, log.startOffset());
+            this.end = bounded ? log.endOffset() : Long.MAX_VALUE;
+        }
+
+        @Override
+        public ReadStatus poll(Collector<T> out, int maxRecords) throws Exception {
+            long remaining = end - reader.position();
+            if (remaining <= 0) {
+                return ReadStatus.END_OF_INPUT;
+            }
+            int read =
+                    reader.read(
+                            (offset, attributes, txn, buffer, at, length) ->
+                                    out.collect(codec.decode(input.reset(buffer, at, length))),
+                            (int) Math.min(maxRecords, remaining));
+            if (reader.position() >= end) {
+                return ReadStatus.END_OF_INPUT;
+            }
+            return read > 0 ? ReadStatus.MORE_AVAILABLE : ReadStatus.NOTHING_AVAILABLE;
+        }
+
+        @Override
+        public long position() {
+            return reader.position();
+        }
+
+        @Override
+        public void seek(long position) throws Exception {
+            reader = PartitionLogs.reader(log, position);
+        }
+
+        @Override
+        public void close() {
+            PartitionLogs.close(log);
+        }
+    }
+}

@@ -1,0 +1,298 @@
+package dev.weir.internal.log;
+
+import dev.weir.api.log.LogCorruptedException;
+import dev.weir.api.log.LogOptions;
+import dev.weir.internal.checkpoint.StateFiles;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One partition: a sequence of segment files of framed records.
+ *
+ * <pre>
+ * record = int payloadLength, int crc32c(rest), long offset, byte attributes, long transaction,
+ *          byte[payloadLength] payload
+ * </pre>
+ *
+ * Appends are serialised by this object's monitor; readers run concurrently and see only records
+ * below {@link #endOffset()}, which is published after the bytes are written (and forced, under
+ * {@code EVERY_BATCH}). On open, the last segment is scanned and cut at the first torn or invalid
+ * record: only a crash can leave one there, and what follows it was never acknowledged.
+ */
+public final class PartitionLog {
+    static final int HEADER_BYTES = 25;
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
+
+    final String topic;
+    final int partition;
+    private final Path directory;
+    private final LogOptions options;
+    private final TreeMap<Long, Segment> segments = new TreeMap<>();
+    private Segment active;
+    private long nextOffset;
+    private volatile long endOffset;
+    private long lastForceNanos = System.nanoTime();
+    private ByteBuffer scratch = ByteBuffer.allocate(64 * 1024);
+
+    private PartitionLog(String topic, int partition, Path directory, LogOptions options) {
+        this.topic = topic;
+        this.partition = partition;
+        this.directory = directory;
+        this.options = options;
+    }
+
+    /** Opens (or creates) the partition in {@code directory}, recovering its tail. */
+    static PartitionLog open(String topic, int partition, Path directory, LogOptions options)
+            throws IOException {
+        Files.createDirectories(directory);
+        PartitionLog log = new PartitionLog(topic, partition, directory, options);
+        List<Long> bases = new ArrayList<>();
+        try (Stream<Path> files = Files.list(directory)) {
+            files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".log"))
+                    .forEach(n -> bases.add(Long.parseLong(n.substring(0, n.length() - 4))));
+        }
+        bases.sort(Long::compare);
+        if (bases.isEmpty()) {
+            bases.add(0L);
+        }
+        for (int i = 0; i < bases.size(); i++) {
+            boolean last = i == bases.size() - 1;
+            Segment segment = new Segment(directory, bases.get(i), last);
+            log.segments.put(segment.baseOffset, segment);
+            if (last) {
+                log.recover(segment);
+            } else if (!segment.loadIndex()) {
+                log.scan(segment, false);
+            } else {
+                segment.records = log.countRecords(segment);
+            }
+        }
+        log.active = log.segments.lastEntry().getValue();
+        log.nextOffset = log.active.baseOffset + log.active.records;
+        log.endOffset = log.nextOffset;
+        return log;
+    }
+
+    /** Counts a sealed segment's records: the next segment's base tells. */
+    private long countRecords(Segment segment) {
+        Map.Entry<Long, Segment> next = segments.higherEntry(segment.baseOffset);
+        return next == null ? 0 : next.getKey() - segment.baseOffset;
+    }
+
+    private void recover(Segment segment) throws IOException {
+        long validBytes = scan(segment, true);
+        if (validBytes < segment.size) {
+            LOG.warn(
+                    "log {}-{}: cut {} bytes of a torn write at the end of {}",
+                    topic,
+                    partition,
+                    segment.size - validBytes,
+                    segment.file.getFileName());
+            segment.channel.truncate(validBytes);
+            segment.channel.force(true);
+            segment.size = validBytes;
+        }
+    }
+
+    /**
+     * Reads every record of {@code segment}, rebuilding its index and count; returns the length of
+     * the valid prefix. With {@code tolerateTail}, an invalid record ends the scan (a torn tail);
+     * otherwise it is corruption.
+     */
+    private long scan(Segment segment, boolean tolerateTail) throws IOException {
+        long position = 0;
+        long offset = segment.baseOffset;
+        ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+        CRC32C crc = new CRC32C();
+        while (position + HEADER_BYTES <= segment.size) {
+            header.clear();
+            readFully(segment, header, position);
+            header.flip();
+            int length = header.getInt();
+            int storedCrc = header.getInt();
+            long storedOffset = header.getLong();
+            String problem = null;
+            if (length < 0 || position + HEADER_BYTES + length > segment.size) {
+                problem = "record length " + length + " runs past the end of the segment";
+            } else if (storedOffset != offset) {
+                problem = "record says offset " + storedOffset;
+            } else {
+                ByteBuffer body = ByteBuffer.allocate(HEADER_BYTES - 8 + length);
+                readFully(segment, body, position + 8);
+                crc.reset();
+                crc.update(body.array(), 0, body.capacity());
+                if ((int) crc.getValue() != storedCrc) {
+                    problem = "CRC32C mismatch";
+                }
+            }
+            if (problem != null) {
+                if (tolerateTail) {
+                    break;
+                }
+                throw new LogCorruptedException(
+                        topic, partition, offset, segment.file.toString(), problem);
+            }
+            segment.maybeIndex(offset, position, options.indexIntervalBytes());
+            position += HEADER_BYTES + length;
+            offset++;
+        }
+        segment.records = offset - segment.baseOffset;
+        return position;
+    }
+
+    private static void readFully(Segment segment, ByteBuffer buffer, long position)
+            throws IOException {
+        while (buffer.hasRemaining()) {
+            int read = segment.channel.read(buffer, position + buffer.position());
+            if (read < 0) {
+                throw new IOException("unexpected end of " + segment.file);
+            }
+        }
+    }
+
+    /** Offset the next append gets; records below it are readable. */
+    public long endOffset() {
+        return endOffset;
+    }
+
+    /** The oldest offset still stored (retention may have deleted older ones). */
+    public synchronized long startOffset() {
+        return segments.firstKey();
+    }
+
+    /**
+     * Appends {@code payloads} as one batch; returns the offset of the first. Forces the file as
+     * the fsync policy says before the records become readable.
+     */
+    public synchronized long append(List<byte[]> payloads, byte attributes, long transaction)
+            throws IOException {
+        if (payloads.isEmpty()) {
+            return nextOffset;
+        }
+        long total = 0;
+        for (byte[] payload : payloads) {
+            total += HEADER_BYTES + payload.length;
+        }
+        if (active.size > 0 && active.size + total > options.segmentBytes()) {
+            roll();
+        }
+        if (scratch.capacity() < total) {
+            scratch =
+                    ByteBuffer.allocate(
+                            (int)
+                                    Math.min(
+                                            Integer.MAX_VALUE - 8,
+                                            Math.max(total, scratch.capacity() * 2L)));
+        }
+        ByteBuffer buffer = scratch;
+        buffer.clear();
+        long first = nextOffset;
+        long position = active.size;
+        CRC32C crc = new CRC32C();
+        for (byte[] payload : payloads) {
+            active.maybeIndex(nextOffset, position, options.indexIntervalBytes());
+            int start = buffer.position();
+            buffer.putInt(payload.length)
+                    .putInt(0)
+                    .putLong(nextOffset)
+                    .put(attributes)
+                    .putLong(transaction)
+                    .put(payload);
+            crc.reset();
+            crc.update(buffer.array(), start + 8, HEADER_BYTES - 8 + payload.length);
+            buffer.putInt(start + 4, (int) crc.getValue());
+            position += HEADER_BYTES + payload.length;
+            nextOffset++;
+        }
+        buffer.flip();
+        long writeAt = active.size;
+        while (buffer.hasRemaining()) {
+            writeAt += active.channel.write(buffer, writeAt);
+        }
+        active.records += payloads.size();
+        active.size = position;
+        force();
+        endOffset = nextOffset;
+        return first;
+    }
+
+    private void force() throws IOException {
+        switch (options.fsync()) {
+            case EVERY_BATCH -> active.channel.force(false);
+            case INTERVAL -> {
+                long now = System.nanoTime();
+                if (now - lastForceNanos >= options.fsyncInterval().toNanos()) {
+                    active.channel.force(false);
+                    lastForceNanos = now;
+                }
+            }
+            case NEVER -> {}
+        }
+    }
+
+    /** Forces everything appended so far to disk. */
+    public synchronized void flush() throws IOException {
+        active.channel.force(false);
+    }
+
+    private void roll() throws IOException {
+        active.channel.force(true);
+        active.saveIndex();
+        Segment next = new Segment(directory, nextOffset, true);
+        segments.put(next.baseOffset, next);
+        active = next;
+        StateFiles.fsyncDirectory(directory);
+        applyRetention();
+    }
+
+    /** Deletes the oldest sealed segments beyond the size or age limits. */
+    public synchronized void applyRetention() throws IOException {
+        long cutoff =
+                options.retentionAge().isZero()
+                        ? Long.MIN_VALUE
+                        : Instant.now().minus(options.retentionAge()).toEpochMilli();
+        long total = 0;
+        for (Segment segment : segments.values()) {
+            total += segment.size;
+        }
+        while (segments.size() > 1) {
+            Segment oldest = segments.firstEntry().getValue();
+            boolean tooBig = options.retentionBytes() > 0 && total > options.retentionBytes();
+            boolean tooOld = Files.getLastModifiedTime(oldest.file).toMillis() < cutoff;
+            if (!tooBig && !tooOld) {
+                break;
+            }
+            segments.remove(oldest.baseOffset);
+            total -= oldest.size;
+            oldest.delete();
+        }
+    }
+
+    synchronized Segment segmentFor(long offset) {
+        Map.Entry<Long, Segment> entry = segments.floorEntry(offset);
+        return entry == null ? null : entry.getValue();
+    }
+
+    synchronized Segment segmentAfter(Segment segment) {
+        Map.Entry<Long, Segment> entry = segments.higherEntry(segment.baseOffset);
+        return entry == null ? null : entry.getValue();
+    }
+
+    synchronized void close() throws IOException {
+        for (Segment segment : segments.values()) {
+            segment.close();
+        }
+    }
+}

@@ -1,0 +1,163 @@
+package dev.weir.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.api.log.DurableLog;
+import dev.weir.api.log.LogCorruptedException;
+import dev.weir.api.log.LogOptions;
+import dev.weir.api.log.LogRecord;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import net.jqwik.api.lifecycle.AfterProperty;
+import org.junit.jupiter.api.Test;
+
+class DurableLogProperties {
+    static final LogOptions SMALL_SEGMENTS = LogOptions.defaults().withSegmentBytes(4096);
+    final List<Path> temporary = new ArrayList<>();
+
+    Path newDir() throws IOException {
+        Path dir = Files.createTempDirectory("weir-log-");
+        temporary.add(dir);
+        return dir;
+    }
+
+    @AfterProperty
+    void cleanUp() throws IOException {
+        for (Path dir : temporary) {
+            try (Stream<Path> paths = Files.walk(dir)) {
+                for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(path);
+                }
+            }
+        }
+        temporary.clear();
+    }
+
+    static byte[] payload(long offset, int length) {
+        byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            bytes[i] = (byte) (offset * 31 + i);
+        }
+        return bytes;
+    }
+
+    static Path lastSegment(Path partitionDir) throws IOException {
+        try (Stream<Path> files = Files.list(partitionDir)) {
+            return files.filter(p -> p.toString().endsWith(".log"))
+                    .max(Comparator.naturalOrder())
+                    .orElseThrow();
+        }
+    }
+
+    @Property(tries = 60)
+    void afterATornTailExactlyTheFullyWrittenRecordsRemainWithTheirOffsets(
+            @ForAll @Size(min = 1, max = 20) List<@IntRange(min = 1, max = 30) Integer> batchSizes,
+            @ForAll @IntRange(min = 0, max = 300) int payloadBytes,
+            @ForAll @IntRange(min = 0, max = 1_000_000) int cutSeed)
+            throws IOException {
+        Path dir = newDir();
+        List<Long> segmentEnds = new ArrayList<>();
+        long written = 0;
+        try (DurableLog log = DurableLog.open(dir, SMALL_SEGMENTS)) {
+            log.createTopic("t", 1);
+            for (int batch : batchSizes) {
+                List<byte[]> records = new ArrayList<>();
+                for (int i = 0; i < batch; i++) {
+                    records.add(payload(written + i, payloadBytes));
+                }
+                assertThat(log.append("t", 0, records)).isEqualTo(written);
+                written += batch;
+            }
+        }
+        Path segment = lastSegment(dir.resolve("t").resolve("0"));
+        long base = Long.parseLong(segment.getFileName().toString().replace(".log", ""));
+        long size = Files.size(segment);
+        long cut = size == 0 ? 0 : cutSeed % (size + 1);
+        try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
+            file.setLength(cut);
+        }
+        int recordBytes = 25 + payloadBytes;
+        long survivors = base + cut / recordBytes;
+        segmentEnds.add(survivors);
+
+        try (DurableLog log = DurableLog.open(dir, SMALL_SEGMENTS)) {
+            assertThat(log.endOffset("t", 0)).isEqualTo(survivors);
+            List<LogRecord> all = log.read("t", 0, 0, Integer.MAX_VALUE);
+            assertThat(all).hasSize((int) survivors);
+            for (LogRecord record : all) {
+                assertThat(record.payload()).isEqualTo(payload(record.offset(), payloadBytes));
+            }
+            assertThat(log.append("t", 0, List.of(payload(survivors, payloadBytes))))
+                    .isEqualTo(survivors);
+            long from = survivors / 2;
+            assertThat(log.read("t", 0, from, 1))
+                    .extracting(LogRecord::offset)
+                    .containsExactly(from);
+        }
+    }
+
+    @Test
+    void aCorruptRecordInAnOlderSegmentIsAClearErrorNamingTopicPartitionAndOffset()
+            throws IOException {
+        Path dir = newDir();
+        try (DurableLog log = DurableLog.open(dir, SMALL_SEGMENTS)) {
+            log.createTopic("orders", 2);
+            for (int i = 0; i < 100; i++) {
+                log.append("orders", 1, List.of(payload(i, 100)));
+            }
+        }
+        Path first = dir.resolve("orders").resolve("1").resolve(String.format("%020d.log", 0));
+        try (RandomAccessFile file = new RandomAccessFile(first.toFile(), "rw")) {
+            file.seek(3 * 125 + 40);
+            file.write(0x5a);
+        }
+        try (DurableLog log = DurableLog.open(dir, SMALL_SEGMENTS)) {
+            assertThat(log.read("orders", 1, 0, 3)).hasSize(3);
+            assertThatThrownBy(() -> log.read("orders", 1, 0, 100))
+                    .isInstanceOf(LogCorruptedException.class)
+                    .hasMessageContaining("topic 'orders' partition 1")
+                    .hasMessageContaining("offset 3")
+                    .hasMessageContaining("CRC32C")
+                    .hasMessageContaining(first.toString());
+        }
+    }
+
+    @Test
+    void retentionBySizeDeletesTheOldestSegmentsAndReadersAreToldWhy() throws IOException {
+        Path dir = newDir();
+        try (DurableLog log =
+                DurableLog.open(
+                        dir, SMALL_SEGMENTS.withRetention(3 * 4096, java.time.Duration.ZERO))) {
+            log.createTopic("t", 1);
+            for (int i = 0; i < 400; i++) {
+                log.append("t", 0, List.of(payload(i, 100)));
+            }
+            long start = log.startOffset("t", 0);
+            assertThat(start).isPositive();
+            assertThat(log.read("t", 0, start, 1000)).hasSize((int) (400 - start));
+            assertThatThrownBy(() -> log.read("t", 0, 0, 1))
+                    .hasMessageContaining("deleted by retention");
+        }
+    }
+
+    @Test
+    void aTopicCannotBeRecreatedWithAnotherPartitionCount() throws IOException {
+        try (DurableLog log = DurableLog.open(newDir(), LogOptions.defaults())) {
+            log.createTopic("t", 2);
+            log.createTopic("t", 2);
+            assertThatThrownBy(() -> log.createTopic("t", 3))
+                    .hasMessageContaining("exists with 2 partitions");
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package dev.weir.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.api.JobHandle;
+import dev.weir.api.Pipeline;
+import dev.weir.api.source.Source;
+import dev.weir.api.source.Sources;
+import dev.weir.testing.LiveCountSink;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.Test;
+
+class FileSourceConformanceTest extends ReplayableSourceConformance {
+    @Override
+    protected Source<String> createSource(List<String> records, int splits) throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("files-" + System.nanoTime()));
+        int files = 5;
+        for (int f = 0; f < files; f++) {
+            StringBuilder text = new StringBuilder();
+            for (int i = f; i < records.size(); i += files) {
+                text.append(records.get(i)).append('\n');
+            }
+            Files.writeString(dir.resolve("part-" + f + ".txt"), text, StandardCharsets.UTF_8);
+        }
+        Files.writeString(dir.resolve(".in-progress"), "ignored\n");
+        return Sources.files(dir);
+    }
+
+    @Test
+    void watchingPicksUpFilesThatAppearLater() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("watched"));
+        Files.writeString(dir.resolve("a.txt"), "1\n2\n");
+        LiveCountSink<String> sink = new LiveCountSink<>();
+        Pipeline pipeline = Pipeline.create("watch");
+        pipeline.source("files", Sources.filesWatching(dir, Duration.ofMillis(10)))
+                .sink("out", sink);
+        JobHandle job = pipeline.start();
+        sink.awaitAtLeast(2);
+        Files.writeString(dir.resolve("_b.tmp"), "3\n4\nlast-without-newline");
+        Files.move(dir.resolve("_b.tmp"), dir.resolve("b.txt"));
+        sink.awaitAtLeast(5);
+        job.cancel();
+        Assertions.assertThatThrownBy(job::await).isInstanceOf(CancellationException.class);
+        assertThat(sink.count()).isEqualTo(5);
+    }
+}
