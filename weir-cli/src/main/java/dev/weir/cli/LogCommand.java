@@ -1,0 +1,181 @@
+package dev.weir.cli;
+
+import dev.weir.api.log.DurableLog;
+import dev.weir.api.log.LogOptions;
+import dev.weir.api.log.LogRecord;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code weir log}: the embedded durable log from the command line. */
+@Command(
+        name = "log",
+        description = "Creates, appends to and reads topics of Weir's embedded durable log.",
+        subcommands = {
+            LogCommand.Create.class,
+            LogCommand.Append.class,
+            LogCommand.Tail.class,
+            LogCommand.Offsets.class
+        })
+public final class LogCommand implements Callable<Integer> {
+    @Option(names = "--dir", description = "Log directory (default ${DEFAULT-VALUE}).")
+    Path dir = Path.of("weir-data", "log");
+
+    PrintStream out = System.out;
+
+    @Override
+    public Integer call() {
+        new picocli.CommandLine(this).usage(out);
+        return 0;
+    }
+
+    DurableLog open() {
+        return DurableLog.open(dir, LogOptions.defaults());
+    }
+
+    /** {@code weir log create TOPIC --partitions N}. */
+    @Command(name = "create", description = "Creates a topic (does nothing if it exists alike).")
+    static final class Create implements Callable<Integer> {
+        @ParentCommand LogCommand parent;
+
+        @Parameters(index = "0", description = "Topic name.")
+        String topic;
+
+        @Option(names = "--partitions", description = "Partitions (default ${DEFAULT-VALUE}).")
+        int partitions = 1;
+
+        @Override
+        public Integer call() {
+            try (DurableLog log = parent.open()) {
+                log.createTopic(topic, partitions);
+            }
+            parent.out.println(
+                    "topic " + topic + " has " + partitions + " partition(s) in " + parent.dir);
+            return 0;
+        }
+    }
+
+    /** {@code weir log append TOPIC}: one record per line of standard input. */
+    @Command(name = "append", description = "Appends each line of standard input as a record.")
+    static final class Append implements Callable<Integer> {
+        @ParentCommand LogCommand parent;
+
+        @Parameters(index = "0", description = "Topic name.")
+        String topic;
+
+        @Option(names = "--partition", description = "Partition (default ${DEFAULT-VALUE}).")
+        int partition;
+
+        @Option(
+                names = "--batch",
+                description = "Records per fsynced batch (default ${DEFAULT-VALUE}).")
+        int batch = 1000;
+
+        @Override
+        public Integer call() throws Exception {
+            long appended = 0;
+            long first = -1;
+            try (DurableLog log = parent.open();
+                    BufferedReader in =
+                            new BufferedReader(
+                                    new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                List<byte[]> records = new ArrayList<>();
+                String line;
+                while ((line = in.readLine()) != null) {
+                    records.add(line.getBytes(StandardCharsets.UTF_8));
+                    if (records.size() == batch) {
+                        long at = log.append(topic, partition, records);
+                        first = first < 0 ? at : first;
+                        appended += records.size();
+                        records.clear();
+                    }
+                }
+                if (!records.isEmpty()) {
+                    long at = log.append(topic, partition, records);
+                    first = first < 0 ? at : first;
+                    appended += records.size();
+                }
+                parent.out.println(
+                        "appended "
+                                + appended
+                                + " record(s) to "
+                                + topic
+                                + "-"
+                                + partition
+                                + (appended > 0
+                                        ? " at offsets " + first + ".." + (first + appended - 1)
+                                        : ""));
+            }
+            return 0;
+        }
+    }
+
+    /** {@code weir log tail TOPIC}: prints records as {@code offset<TAB>text}. */
+    @Command(name = "tail", description = "Prints records of a partition from an offset.")
+    static final class Tail implements Callable<Integer> {
+        @ParentCommand LogCommand parent;
+
+        @Parameters(index = "0", description = "Topic name.")
+        String topic;
+
+        @Option(names = "--partition", description = "Partition (default ${DEFAULT-VALUE}).")
+        int partition;
+
+        @Option(names = "--from", description = "First offset (default: the last 10 records).")
+        Long from;
+
+        @Option(names = "--max", description = "Most records to print (default ${DEFAULT-VALUE}).")
+        int max = 10_000;
+
+        @Override
+        public Integer call() {
+            try (DurableLog log = parent.open()) {
+                long end = log.endOffset(topic, partition);
+                long start =
+                        from != null ? from : Math.max(log.startOffset(topic, partition), end - 10);
+                for (LogRecord record : log.read(topic, partition, start, max)) {
+                    parent.out.println(
+                            record.offset()
+                                    + "\t"
+                                    + new String(record.payload(), StandardCharsets.UTF_8));
+                }
+            }
+            return 0;
+        }
+    }
+
+    /** {@code weir log offsets TOPIC}: start and end offset of every partition. */
+    @Command(name = "offsets", description = "Prints the start and end offset of each partition.")
+    static final class Offsets implements Callable<Integer> {
+        @ParentCommand LogCommand parent;
+
+        @Parameters(index = "0", description = "Topic name.")
+        String topic;
+
+        @Override
+        public Integer call() {
+            try (DurableLog log = parent.open()) {
+                for (int p = 0; p < log.partitions(topic); p++) {
+                    parent.out.println(
+                            topic
+                                    + "-"
+                                    + p
+                                    + " start="
+                                    + log.startOffset(topic, p)
+                                    + " end="
+                                    + log.endOffset(topic, p));
+                }
+            }
+            return 0;
+        }
+    }
+}
