@@ -7,12 +7,16 @@ import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.checkpoint.CheckpointingMode;
 import dev.weir.api.codec.Codecs;
+import dev.weir.api.log.DurableLog;
+import dev.weir.api.log.LogOptions;
 import dev.weir.api.sink.CountingSink;
 import dev.weir.api.sink.Sinks;
+import dev.weir.api.source.Source;
 import dev.weir.api.source.Sources;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -57,6 +61,13 @@ public final class KeyedSumBench implements Callable<Integer> {
     @Option(names = "--runs", description = "Runs in this JVM (default ${DEFAULT-VALUE}).")
     int runs = 1;
 
+    @Option(
+            names = "--source",
+            description =
+                    "generator (in memory) or log (the numbers are first written to a durable log"
+                            + " topic with P partitions, untimed, then read by the job).")
+    String sourceKind = "generator";
+
     @Override
     public Integer call() throws Exception {
         CheckpointingMode checkpointing =
@@ -92,6 +103,13 @@ public final class KeyedSumBench implements Callable<Integer> {
         RECOVERED_AT_NANOS.set(0);
         RESTORED.set(false);
         Path dir = Files.createTempDirectory("weir-bench-");
+        Source<Long> source = Sources.sequence(1, n);
+        if (sourceKind.equals("log")) {
+            source = writeLog(dir.resolve("log"));
+        } else if (!sourceKind.equals("generator")) {
+            throw new IllegalArgumentException(
+                    "unknown --source " + sourceKind + "; use generator or log");
+        }
         Pipeline pipeline = Pipeline.create("keyed-sum").parallelism(p);
         if (checkpointing != CheckpointingMode.NONE) {
             pipeline.checkpointing(
@@ -107,7 +125,7 @@ public final class KeyedSumBench implements Callable<Integer> {
                             });
         }
         CountingSink<Long> sink = Sinks.counting();
-        pipeline.source("numbers", Sources.sequence(1, n))
+        pipeline.source("numbers", source)
                 .keyBy(value -> value % keys)
                 .<Long, Long>process(
                         "sum",
@@ -134,7 +152,8 @@ public final class KeyedSumBench implements Callable<Integer> {
         line.append(
                 String.format(
                         Locale.ROOT,
-                        "engine=weir job=keyed-sum mode=%s N=%d K=%d P=%d seconds=%.3f records_per_s=%.0f",
+                        "engine=weir job=keyed-sum%s mode=%s N=%d K=%d P=%d seconds=%.3f records_per_s=%.0f",
+                        sourceKind.equals("log") ? "-from-log" : "",
                         mode,
                         n,
                         k,
@@ -179,6 +198,29 @@ public final class KeyedSumBench implements Callable<Integer> {
                             recoveryNanos / 1e6));
         }
         System.out.println(line);
+    }
+
+    /** Writes 1..n round-robin into a log topic with one partition per subtask. */
+    private Source<Long> writeLog(Path dir) {
+        try (DurableLog log =
+                DurableLog.open(
+                        dir, LogOptions.defaults().withFsync(LogOptions.FsyncPolicy.NEVER))) {
+            log.createTopic("numbers", p);
+            int batch = 4096;
+            for (int partition = 0; partition < p; partition++) {
+                List<byte[]> records = new ArrayList<>(batch);
+                for (long value = partition + 1; value <= n; value += p) {
+                    records.add(Codecs.LONG.toBytes(value));
+                    if (records.size() == batch) {
+                        log.append("numbers", partition, records);
+                        records.clear();
+                    }
+                }
+                log.append("numbers", partition, records);
+            }
+            log.flush();
+        }
+        return Sources.log(dir, "numbers", Codecs.LONG);
     }
 
     /**

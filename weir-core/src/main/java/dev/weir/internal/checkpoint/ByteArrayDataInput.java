@@ -4,12 +4,20 @@ import java.io.DataInput;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * A {@link DataInput} over a slice of a byte array, without locks or copies, for decoding records
  * read from a log. Byte-compatible with {@code DataInputStream}. Reusable via {@link #reset}.
  */
 public final class ByteArrayDataInput implements DataInput {
+    private static final VarHandle INT =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     private byte[] buffer;
     private int position;
     private int limit;
@@ -89,11 +97,7 @@ public final class ByteArrayDataInput implements DataInput {
     @Override
     public int readInt() throws IOException {
         need(4);
-        int v =
-                ((buffer[position] & 0xff) << 24)
-                        | ((buffer[position + 1] & 0xff) << 16)
-                        | ((buffer[position + 2] & 0xff) << 8)
-                        | (buffer[position + 3] & 0xff);
+        int v = (int) INT.get(buffer, position);
         position += 4;
         return v;
     }
@@ -101,10 +105,7 @@ public final class ByteArrayDataInput implements DataInput {
     @Override
     public long readLong() throws IOException {
         need(8);
-        long v = 0;
-        for (int i = 0; i < 8; i++) {
-            v = (v << 8) | (buffer[position + i] & 0xff);
-        }
+        long v = (long) LONG.get(buffer, position);
         position += 8;
         return v;
     }
