@@ -5,6 +5,7 @@ import dev.weir.api.function.FlatMapFunction;
 import dev.weir.api.function.KeySelector;
 import dev.weir.api.function.MapFunction;
 import dev.weir.api.sink.Sink;
+import dev.weir.api.sink.TwoPhaseCommitSink;
 import dev.weir.internal.graph.Node;
 import dev.weir.internal.graph.Node.OperatorNode;
 import dev.weir.internal.graph.Node.Partitioning;
@@ -12,6 +13,7 @@ import dev.weir.internal.operators.FilterOperator;
 import dev.weir.internal.operators.FlatMapOperator;
 import dev.weir.internal.operators.MapOperator;
 import dev.weir.internal.operators.SinkOperator;
+import dev.weir.internal.operators.TwoPhaseCommitSinkOperator;
 import dev.weir.internal.runtime.OperatorFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,6 +114,12 @@ public class DataStream<T> {
     public SinkHandle sink(String name, Sink<? super T> sink) {
         Objects.requireNonNull(sink, "sink");
         Sink<Object> s = (Sink<Object>) sink;
+        OperatorFactory factory =
+                s instanceof TwoPhaseCommitSink<?, ?> twoPhase
+                        ? () ->
+                                new TwoPhaseCommitSinkOperator(
+                                        (TwoPhaseCommitSink<Object, Object>) twoPhase)
+                        : () -> new SinkOperator(s);
         OperatorNode sinkNode =
                 new OperatorNode(
                         pipeline.nextId(),
@@ -119,7 +127,7 @@ public class DataStream<T> {
                         node,
                         Partitioning.FORWARD,
                         null,
-                        () -> new SinkOperator(s),
+                        factory,
                         s);
         inheritParallelism(sinkNode);
         pipeline.add(sinkNode);

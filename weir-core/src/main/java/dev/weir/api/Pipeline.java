@@ -2,6 +2,8 @@ package dev.weir.api;
 
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointingMode;
+import dev.weir.api.sink.Sink;
+import dev.weir.api.sink.TwoPhaseCommitSink;
 import dev.weir.api.source.Source;
 import dev.weir.internal.checkpoint.CheckpointStore;
 import dev.weir.internal.graph.Node;
@@ -51,6 +53,7 @@ public final class Pipeline {
     private Path fromSavepoint;
     private boolean allowNonRestoredState;
     private long seed = 42;
+    private Guarantee required;
 
     private Pipeline(String name) {
         this.name = validName(name, "pipeline");
@@ -149,6 +152,71 @@ public final class Pipeline {
     }
 
     /**
+     * Refuses to start unless the end-to-end guarantee is at least {@code guarantee}; the refusal
+     * names the limiting component and what to change.
+     */
+    public Pipeline requireGuarantee(Guarantee guarantee) {
+        this.required = Objects.requireNonNull(guarantee, "guarantee");
+        return this;
+    }
+
+    /**
+     * The end-to-end guarantee: the minimum over every source, the checkpointing mode and every
+     * sink, with the component that limits it.
+     */
+    public GuaranteeReport guarantee() {
+        List<GuaranteeReport.Component> components = new ArrayList<>();
+        for (Node node : nodes) {
+            if (node instanceof Node.SourceNode source) {
+                Guarantee g = source.source().guarantee();
+                components.add(
+                        new GuaranteeReport.Component(
+                                "source '" + source.name() + "' (" + source.source().kind() + ")",
+                                g,
+                                g == Guarantee.EXACTLY_ONCE
+                                        ? ""
+                                        : "it cannot replay records after a failure",
+                                g == Guarantee.EXACTLY_ONCE
+                                        ? ""
+                                        : "use a replayable source (the durable log, files, Kafka)"));
+            }
+        }
+        CheckpointingMode mode = checkpoints.mode();
+        components.add(
+                new GuaranteeReport.Component(
+                        "checkpointing mode " + mode,
+                        mode.guarantee(),
+                        switch (mode) {
+                            case EXACTLY_ONCE -> "";
+                            case AT_LEAST_ONCE ->
+                                    "unaligned barriers let records count twice after a failure";
+                            case NONE -> "without checkpoints a failure loses the state";
+                        },
+                        mode == CheckpointingMode.EXACTLY_ONCE
+                                ? ""
+                                : "use Pipeline.checkpointing(CheckpointConfig.exactlyOnce(...))"));
+        for (Node node : nodes) {
+            if (node instanceof Node.OperatorNode operator && operator.sink() != null) {
+                Sink<?> sink = operator.sink();
+                Guarantee g = sink.guarantee();
+                String limitation = sink.limitation();
+                int split = limitation.indexOf("; ");
+                components.add(
+                        new GuaranteeReport.Component(
+                                "sink '" + operator.name() + "' (" + sink.kind() + ")",
+                                g,
+                                split < 0 ? limitation : limitation.substring(0, split),
+                                split < 0 ? "" : limitation.substring(split + 2)));
+            }
+        }
+        Guarantee end = Guarantee.EXACTLY_ONCE;
+        for (GuaranteeReport.Component component : components) {
+            end = end.min(component.guarantee());
+        }
+        return new GuaranteeReport(end, List.copyOf(components));
+    }
+
+    /**
      * Warnings about this pipeline's guarantee, such as a source that cannot replay; also logged
      * when the job starts.
      */
@@ -172,6 +240,18 @@ public final class Pipeline {
 
     /** Builds the job and starts it; returns at once. */
     public JobHandle start() {
+        GuaranteeReport report = guarantee();
+        if (required != null && !report.guarantee().satisfies(required)) {
+            throw new IllegalStateException(
+                    "pipeline '"
+                            + name
+                            + "' requires "
+                            + required
+                            + " but its "
+                            + report.describe()
+                            + "; fix that component, or lower Pipeline.requireGuarantee(...)");
+        }
+        LOG.info("pipeline '{}': {}", name, report.describe());
         for (String warning : warnings()) {
             LOG.warn(warning);
         }
@@ -187,6 +267,7 @@ public final class Pipeline {
                         : checkpointing
                                 ? RestartStrategy.fixedDelay(10, Duration.ofMillis(100))
                                 : RestartStrategy.none();
+        checkTransactionTimeouts(restart);
         return LocalJob.start(
                 List.copyOf(nodes),
                 new JobSettings(
@@ -208,6 +289,36 @@ public final class Pipeline {
      */
     public JobResult run() throws InterruptedException {
         return start().await();
+    }
+
+    /**
+     * A sink transaction must outlive the longest time Weir may still commit it: a checkpoint's
+     * timeout plus the longest restart delay. Otherwise the external system could abort it first.
+     */
+    private void checkTransactionTimeouts(RestartStrategy restart) {
+        if (checkpoints.mode() == CheckpointingMode.NONE) {
+            return;
+        }
+        Duration needed = checkpoints.timeout().plus(restart.maxDelay());
+        for (Node node : nodes) {
+            if (node instanceof Node.OperatorNode operator
+                    && operator.sink() instanceof TwoPhaseCommitSink<?, ?> sink
+                    && !sink.transactionTimeout().isZero()
+                    && sink.transactionTimeout().compareTo(needed) <= 0) {
+                throw new IllegalStateException(
+                        "sink '"
+                                + operator.name()
+                                + "' has a transaction timeout of "
+                                + sink.transactionTimeout()
+                                + ", not more than the checkpoint timeout "
+                                + checkpoints.timeout()
+                                + " plus the longest restart delay "
+                                + restart.maxDelay()
+                                + "; the external system could abort a transaction Weir still"
+                                + " has to commit. Raise the sink's transaction timeout or lower"
+                                + " CheckpointConfig.timeout / the restart delay");
+            }
+        }
     }
 
     RuntimeConfig runtimeConfig() {

@@ -23,7 +23,7 @@ public interface Sink<T> extends Serializable {
     default String limitation() {
         return guarantee() == Guarantee.EXACTLY_ONCE
                 ? ""
-                : "not transactional or idempotent; use a two-phase-commit or idempotent sink";
+                : "not transactional or idempotent; use FileSink or a two-phase-commit sink";
     }
 
     /** Creates the writer of one sink subtask. */

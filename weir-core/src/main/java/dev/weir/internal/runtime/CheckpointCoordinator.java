@@ -40,7 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
-    private static final int STATS_KEPT = 100;
 
     private final String jobName;
     private final int maxParallelism;
@@ -56,6 +55,7 @@ final class CheckpointCoordinator {
     private long nextId;
     private long lastCompletedNanos;
     private boolean stopped;
+    private boolean finalTriggered;
 
     /** One checkpoint in flight. */
     private static final class Pending {
@@ -152,6 +152,15 @@ final class CheckpointCoordinator {
                     new IllegalStateException(
                             "job '" + jobName + "' has already finished its input"));
         }
+        return start(savepointParent);
+    }
+
+    /** A checkpoint id no checkpoint will use: for the final transaction of a finished task. */
+    synchronized long reserveCheckpointId() {
+        return nextId++;
+    }
+
+    private CompletableFuture<CheckpointStats> start(Path savepointParent) {
         long id = nextId++;
         boolean savepoint = savepointParent != null;
         Path directory =
@@ -210,6 +219,12 @@ final class CheckpointCoordinator {
             if (checkpoint.stats[task.index()] == null) {
                 submitFinal(checkpoint, task);
             }
+        }
+        if (allFinished() && !finalTriggered && !stopped) {
+            // The final checkpoint: it holds every task's final snapshot, so sinks may commit
+            // the last data once it is durable, and a later failure cannot replay that data.
+            finalTriggered = true;
+            start(null);
         }
     }
 

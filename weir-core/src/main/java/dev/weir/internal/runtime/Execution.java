@@ -254,7 +254,12 @@ public final class Execution {
             contexts.set(
                     slot,
                     new OperatorContext(
-                            node.node().name(), subtask, vertex.parallelism(), output, keyed));
+                            node.node().name(),
+                            subtask,
+                            vertex.parallelism(),
+                            output,
+                            keyed,
+                            coordinator != null));
             StreamOperator target = operator;
             return target::processElement;
         }

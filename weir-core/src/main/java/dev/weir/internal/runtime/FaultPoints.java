@@ -15,6 +15,7 @@ public final class FaultPoints {
     private static final long ARMED_COUNT;
     private static final boolean ARMED;
     private static final AtomicLong HITS = new AtomicLong();
+    private static volatile java.util.Map<String, long[]> throwAt = java.util.Map.of();
 
     static {
         String spec = System.getProperty("weir.fault", "");
@@ -38,6 +39,41 @@ public final class FaultPoints {
     public static void reach(String name) {
         if (ARMED && ARMED_NAME.equals(name) && HITS.incrementAndGet() == ARMED_COUNT) {
             killSelf(name);
+        }
+        java.util.Map<String, long[]> inProcess = throwAt;
+        if (!inProcess.isEmpty()) {
+            long[] target = inProcess.get(name);
+            if (target != null) {
+                boolean fire;
+                synchronized (target) {
+                    fire = ++target[1] == target[0];
+                }
+                if (fire) {
+                    throw new InjectedFault(name);
+                }
+            }
+        }
+    }
+
+    /**
+     * For in-process tests: the {@code count}-th time {@code name} is reached from now on, throw
+     * {@link InjectedFault} there (a task failure) instead of killing the JVM.
+     */
+    public static void throwAt(String name, long count) {
+        java.util.Map<String, long[]> next = new java.util.HashMap<>(throwAt);
+        next.put(name, new long[] {count, 0});
+        throwAt = java.util.Map.copyOf(next);
+    }
+
+    /** Disarms every {@link #throwAt}. */
+    public static void disarm() {
+        throwAt = java.util.Map.of();
+    }
+
+    /** The failure {@link #throwAt} injects. */
+    public static final class InjectedFault extends RuntimeException {
+        public InjectedFault(String point) {
+            super("injected fault at " + point);
         }
     }
 

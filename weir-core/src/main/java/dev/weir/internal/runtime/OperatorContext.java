@@ -10,10 +10,12 @@ import dev.weir.internal.state.HeapKeyedStateBackend;
  * @param parallelism the operator's number of subtasks
  * @param output where the operator emits records
  * @param keyedState the keyed state of this operator and subtask, or null if the input is not keyed
+ * @param checkpointing true if the job takes checkpoints
  */
 public record OperatorContext(
         String operatorName,
         int subtaskIndex,
         int parallelism,
         Output output,
-        HeapKeyedStateBackend keyedState) {}
+        HeapKeyedStateBackend keyedState,
+        boolean checkpointing) {}

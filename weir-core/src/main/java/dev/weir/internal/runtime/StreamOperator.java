@@ -36,6 +36,14 @@ public interface StreamOperator {
     /** Checkpoint {@code checkpointId} is complete and durable; phase 2 of a sink commit. */
     default void notifyCheckpointComplete(long checkpointId) throws Exception {}
 
+    /**
+     * True while the operator, after its input ended, waits for a checkpoint to complete (a sink
+     * whose last transaction is prepared but not committed); the task stays alive until then.
+     */
+    default boolean awaitsCommit() {
+        return false;
+    }
+
     /** Called when all input has ended; may emit final records. */
     default void finish() throws Exception {}
 

@@ -37,6 +37,8 @@ public final class Task {
         RUNNING,
         /** Input ended and operators finished; sending the last batches and end-of-input. */
         DRAINING,
+        /** Everything sent; a sink waits for the checkpoint that lets it commit its last data. */
+        AWAITING_COMMIT,
         /** Everything sent; the task will do nothing more. */
         DONE
     }
@@ -161,10 +163,17 @@ public final class Task {
                 notifyCompleted();
                 boolean moved = drainWriters();
                 if (!anyPending()) {
-                    state = State.DONE;
+                    state = awaitingCommit() ? State.AWAITING_COMMIT : State.DONE;
                     return true;
                 }
                 return moved;
+            case AWAITING_COMMIT:
+                notifyCompleted();
+                if (!awaitingCommit()) {
+                    state = State.DONE;
+                    return true;
+                }
+                return false;
             default:
                 return false;
         }
@@ -310,7 +319,7 @@ public final class Task {
                     snapshotAndForward(barrier, 0);
                 }
                 finishOperators();
-                finalSnapshot = snapshot(-1);
+                finalSnapshot = snapshot(coordinator.reserveCheckpointId());
                 finished = true;
             }
         }
@@ -321,6 +330,15 @@ public final class Task {
             coordinator.taskFinished(this);
         }
         state = State.DRAINING;
+    }
+
+    private boolean awaitingCommit() {
+        for (StreamOperator operator : operators) {
+            if (operator.awaitsCommit()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void finishOperators() throws Exception {

@@ -1,0 +1,45 @@
+package dev.weir.api.sink;
+
+import java.util.List;
+
+/**
+ * The writer of one subtask of a {@link TwoPhaseCommitSink}.
+ *
+ * <h2>How the methods are called</h2>
+ *
+ * On the sink task's thread only. After a restore, first {@link #commit} for every committable the
+ * checkpoint held (they may already be committed), then {@link #recoverOwned} once; then {@link
+ * #write} for records, {@link #prepareCommit} at each checkpoint barrier (phase 1), and {@link
+ * #commit} when that checkpoint is complete and durable (phase 2). {@link #close} always.
+ *
+ * @param <T> record type
+ * @param <C> committable type: what phase 2 needs to finish a prepared transaction
+ */
+public interface TransactionalWriter<T, C> extends AutoCloseable {
+    /** Writes {@code record} into the open transaction. */
+    void write(T record) throws Exception;
+
+    /**
+     * Phase 1 at Barrier({@code checkpointId}): flushes and prepares the open transaction so that
+     * it survives a crash, and returns what commits it (null if it holds nothing); later records go
+     * to a new transaction. Transaction ids should derive from job, sink, subtask and checkpoint
+     * id, so a restarted job can find them.
+     */
+    C prepareCommit(long checkpointId) throws Exception;
+
+    /**
+     * Phase 2: makes a prepared transaction visible. Must be idempotent: "already committed" is
+     * success, because after a crash it is called again for the restored committables.
+     */
+    void commit(C committable) throws Exception;
+
+    /**
+     * After the restored committables were committed: aborts every transaction left behind by a
+     * previous run that this subtask owns (those of old subtasks {@code j} with {@code j %
+     * parallelism == subtask}) and that is not among {@code committed}.
+     */
+    void recoverOwned(List<C> committed, int subtask, int parallelism) throws Exception;
+
+    @Override
+    default void close() throws Exception {}
+}

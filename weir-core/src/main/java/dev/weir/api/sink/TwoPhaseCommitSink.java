@@ -1,0 +1,43 @@
+package dev.weir.api.sink;
+
+import dev.weir.api.Guarantee;
+import dev.weir.api.codec.Codec;
+import java.time.Duration;
+
+/**
+ * A sink that writes into transactions which become visible only when the checkpoint covering them
+ * is complete: exactly-once end to end with a replayable source and exactly-once checkpoints.
+ *
+ * <p>The committables of prepared, not yet committed transactions are part of each checkpoint
+ * (written with {@link #committableCodec()}), so after a crash the next run commits them again and
+ * aborts the rest. Weir refuses to start if {@link #transactionTimeout()} is shorter than the
+ * checkpoint timeout plus the longest restart delay, since the external system could then abort a
+ * transaction Weir still means to commit.
+ *
+ * @param <T> record type
+ * @param <C> committable type
+ */
+public interface TwoPhaseCommitSink<T, C> extends Sink<T> {
+    /** Writes committables into checkpoints. */
+    Codec<C> committableCodec();
+
+    /** Creates the writer of one sink subtask. */
+    TransactionalWriter<T, C> createTransactionalWriter(SinkContext context) throws Exception;
+
+    /** How long the external system keeps an open transaction; zero = forever. */
+    default Duration transactionTimeout() {
+        return Duration.ZERO;
+    }
+
+    @Override
+    default Guarantee guarantee() {
+        return Guarantee.EXACTLY_ONCE;
+    }
+
+    /** Not used: the runtime calls {@link #createTransactionalWriter}. */
+    @Override
+    default SinkWriter<T> createWriter(SinkContext context) {
+        throw new UnsupportedOperationException(
+                "a two-phase-commit sink is written through createTransactionalWriter");
+    }
+}

@@ -1,0 +1,143 @@
+package dev.weir.internal.operators;
+
+import dev.weir.api.codec.Codec;
+import dev.weir.api.sink.SinkContext;
+import dev.weir.api.sink.TransactionalWriter;
+import dev.weir.api.sink.TwoPhaseCommitSink;
+import dev.weir.internal.checkpoint.ByteArrayDataInput;
+import dev.weir.internal.checkpoint.ByteArrayDataOutput;
+import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.internal.runtime.OperatorContext;
+import dev.weir.internal.runtime.StreamOperator;
+import dev.weir.internal.runtime.UserCodeException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Runs a {@link TwoPhaseCommitSink}: phase 1 ({@code prepareCommit}) at each barrier, phase 2
+ * ({@code commit}) when the checkpoint is complete, and on restore re-commits what the checkpoint
+ * held and aborts the rest (invariants 4, 6 and 7 of docs/design/001-checkpoints.md).
+ *
+ * <p>Its operator state is every prepared, not yet committed committable with its checkpoint id.
+ */
+public final class TwoPhaseCommitSinkOperator implements StreamOperator {
+    private final TwoPhaseCommitSink<Object, Object> sink;
+    private final Codec<Object> codec;
+    private final TreeMap<Long, Object> pending = new TreeMap<>();
+    private final List<Object> restored = new ArrayList<>();
+    private TransactionalWriter<Object, Object> writer;
+    private String name;
+    private boolean finished;
+    private boolean checkpointing;
+
+    public TwoPhaseCommitSinkOperator(TwoPhaseCommitSink<Object, Object> sink) {
+        this.sink = sink;
+        this.codec = sink.committableCodec();
+    }
+
+    @Override
+    public void restoreOperatorState(List<byte[]> states) throws Exception {
+        for (byte[] state : states) {
+            ByteArrayDataInput in = new ByteArrayDataInput().reset(state, 0, state.length);
+            int count = in.readInt();
+            for (int i = 0; i < count; i++) {
+                in.readLong();
+                restored.add(codec.decode(in));
+            }
+        }
+    }
+
+    @Override
+    public void open(OperatorContext context) throws Exception {
+        this.name = context.operatorName();
+        this.checkpointing = context.checkpointing();
+        int subtask = context.subtaskIndex();
+        int parallelism = context.parallelism();
+        this.writer =
+                sink.createTransactionalWriter(
+                        new SinkContext() {
+                            @Override
+                            public String sinkName() {
+                                return name;
+                            }
+
+                            @Override
+                            public int subtaskIndex() {
+                                return subtask;
+                            }
+
+                            @Override
+                            public int parallelism() {
+                                return parallelism;
+                            }
+                        });
+        for (Object committable : restored) {
+            FaultPoints.reach("sink.recommit");
+            writer.commit(committable);
+        }
+        FaultPoints.reach("sink.before-recover");
+        writer.recoverOwned(List.copyOf(restored), subtask, parallelism);
+        restored.clear();
+    }
+
+    @Override
+    public void processElement(Object record) {
+        try {
+            writer.write(record);
+        } catch (Exception e) {
+            throw new UserCodeException("sink '" + name + "'", e);
+        }
+    }
+
+    @Override
+    public byte[] snapshotOperatorState(long checkpointId) throws Exception {
+        FaultPoints.reach("sink.before-precommit");
+        Object committable = writer.prepareCommit(checkpointId);
+        FaultPoints.reach("sink.after-precommit");
+        if (committable != null) {
+            pending.put(checkpointId, committable);
+        }
+        ByteArrayDataOutput out = new ByteArrayDataOutput(256);
+        out.writeInt(pending.size());
+        for (Map.Entry<Long, Object> entry : pending.entrySet()) {
+            out.writeLong(entry.getKey());
+            codec.encode(entry.getValue(), out);
+        }
+        return out.toByteArray();
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        FaultPoints.reach("sink.checkpoint-complete-before-commit");
+        while (!pending.isEmpty() && pending.firstKey() <= checkpointId) {
+            Map.Entry<Long, Object> entry = pending.pollFirstEntry();
+            writer.commit(entry.getValue());
+            FaultPoints.reach("sink.after-commit");
+        }
+    }
+
+    @Override
+    public void finish() throws Exception {
+        finished = true;
+        if (!checkpointing) {
+            Object committable = writer.prepareCommit(Long.MAX_VALUE);
+            if (committable != null) {
+                writer.commit(committable);
+            }
+        }
+    }
+
+    @Override
+    public boolean awaitsCommit() {
+        return finished && !pending.isEmpty();
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (writer != null) {
+            writer.close();
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package dev.weir.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.api.JobHandle;
+import dev.weir.api.Pipeline;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.sink.FileSink;
+import dev.weir.api.sink.Sink;
+import dev.weir.api.source.Sources;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.stream.Stream;
+import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.Test;
+
+class FileSinkConformanceTest extends ExactlyOnceSinkConformance {
+    @Override
+    protected Sink<String> createSink(Path output) {
+        return FileSink.<String>to(output).rollBytes(4096);
+    }
+
+    @Override
+    protected List<String> readCommitted(Path output) throws Exception {
+        return FileSink.readCommitted(output);
+    }
+
+    @Override
+    protected List<String> dangling(Path output) throws Exception {
+        try (Stream<Path> files = Files.list(output)) {
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith("."))
+                    .toList();
+        }
+    }
+
+    record Trade(String symbol, long quantity, double price, String note) {}
+
+    @Test
+    void formatsLinesCsvAndJsonLines() throws Exception {
+        List<Trade> trades =
+                List.of(
+                        new Trade("ACME", 5, 1.5, "plain"),
+                        new Trade("X,Y", 1, 2.0, "say \"hi\"\nnow"));
+        for (FileSink.Format format : FileSink.Format.values()) {
+            Path out = temp.resolve(format.name());
+            Pipeline pipeline = Pipeline.create("formats");
+            pipeline.source("trades", Sources.collection(trades))
+                    .sink("out", FileSink.<Trade>to(out).format(format));
+            pipeline.run();
+            String text = String.join("\n", FileSink.readCommitted(out));
+            switch (format) {
+                case LINES -> assertThat(text).startsWith("Trade[symbol=ACME, quantity=5");
+                case CSV ->
+                        assertThat(text)
+                                .startsWith("ACME,5,1.5,plain\n\"X,Y\",1,2.0,\"say \"\"hi\"\"");
+                case JSON_LINES ->
+                        assertThat(text)
+                                .startsWith(
+                                        "{\"symbol\":\"ACME\",\"quantity\":5,\"price\":1.5,\"note\":\"plain\"}\n"
+                                                + "{\"symbol\":\"X,Y\",\"quantity\":1,\"price\":2.0,\"note\":\"say \\\"hi\\\"\\nnow\"}");
+            }
+            try (Stream<Path> files = Files.list(out)) {
+                assertThat(files.map(p -> p.getFileName().toString()))
+                        .allMatch(n -> n.endsWith(format.suffix()));
+            }
+        }
+    }
+
+    @Test
+    void aReaderNeverSeesDataBeforeItsCheckpointCompletes() throws Exception {
+        Path out = temp.resolve("live");
+        Pipeline pipeline =
+                Pipeline.create("live")
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(Duration.ZERO, temp.resolve("chk")));
+        pipeline.source("numbers", Sources.sequence(1, Long.MAX_VALUE - 1, 1, 20_000))
+                .map(n -> Long.toString(n))
+                .sink("out", FileSink.<String>to(out).rollBytes(1000));
+        JobHandle job = pipeline.start();
+        try {
+            while (!Files.exists(out) || dangling(out).isEmpty()) {
+                if (job.isDone()) {
+                    job.await();
+                }
+                Thread.onSpinWait();
+            }
+            assertThat(FileSink.readCommitted(out))
+                    .as("nothing committed before a checkpoint")
+                    .isEmpty();
+            job.triggerCheckpoint().get();
+            // Phase 2 runs on the sink task right after the checkpoint is durable.
+            List<String> committed = FileSink.readCommitted(out);
+            while (committed.isEmpty() && !job.isDone()) {
+                committed = FileSink.readCommitted(out);
+            }
+            assertThat(committed).isNotEmpty();
+            for (int i = 0; i < committed.size(); i++) {
+                assertThat(committed.get(i)).isEqualTo(Long.toString(i + 1));
+            }
+        } finally {
+            job.cancel();
+            Assertions.assertThatThrownBy(job::await).isInstanceOf(CancellationException.class);
+        }
+    }
+}
