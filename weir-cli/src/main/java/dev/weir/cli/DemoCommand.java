@@ -38,8 +38,9 @@ import picocli.CommandLine.Option;
 @Command(
         name = "demo",
         description =
-                "Runs the even/odd sum on 1..10 with a checkpoint after 5 and a crash at 7, and"
-                        + " shows the restore.")
+                "Shows the weakest-link guarantee of three source/sink pairs under a crash, then"
+                        + " runs the even/odd sum on 1..10 with a checkpoint after 5 and a crash"
+                        + " at 7, and shows the restore.")
 public final class DemoCommand implements Callable<Integer> {
     @Option(
             names = "--dir",
@@ -52,7 +53,10 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Path dir = directory != null ? directory : Files.createTempDirectory("weir-demo-");
-        Map<String, Long> result = runLectureStory(dir, System.out);
+        System.out.println("== weakest link: the same job with a crash, three ways ==");
+        WeakestLinkStory.run(dir.resolve("weakest-link"), System.out);
+        System.out.println("== consistent checkpoints: the lecture's even/odd sums ==");
+        Map<String, Long> result = runLectureStory(dir.resolve("lecture"), System.out);
         System.out.println("RESULT even=" + result.get("even") + " odd=" + result.get("odd"));
         return 0;
     }

@@ -24,6 +24,14 @@ public final class Sinks {
 
     /** Prints {@code prefix} and each record's {@code toString()} on standard output. */
     public static <T> Sink<T> console(String prefix) {
+        return console(prefix, null);
+    }
+
+    /**
+     * Prints {@code prefix} and each record's {@code toString()} on {@code out} (standard output if
+     * null); at-least-once.
+     */
+    public static <T> Sink<T> console(String prefix, PrintStream target) {
         return new Sink<>() {
             @Override
             public String kind() {
@@ -37,7 +45,7 @@ public final class Sinks {
 
             @Override
             public SinkWriter<T> createWriter(SinkContext context) {
-                PrintStream out = System.out;
+                PrintStream out = target != null ? target : System.out;
                 return record -> out.println(prefix + record);
             }
         };

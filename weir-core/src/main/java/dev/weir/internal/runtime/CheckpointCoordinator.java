@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -52,7 +53,7 @@ final class CheckpointCoordinator {
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
     private final Map<Integer, byte[]> finalBytes = new HashMap<>();
     private List<Task> tasks = List.of();
-    private long nextId;
+    private final AtomicLong nextId;
     private long lastCompletedNanos;
     private boolean stopped;
     private boolean finalTriggered;
@@ -94,7 +95,7 @@ final class CheckpointCoordinator {
         this.store = store;
         this.listener = listener;
         this.statsSink = statsSink;
-        this.nextId = store.nextCheckpointId();
+        this.nextId = new AtomicLong(store.nextCheckpointId());
         this.timer =
                 Executors.newSingleThreadScheduledExecutor(
                         r -> daemon(r, "weir-" + jobName + "-checkpoint-timer"));
@@ -155,13 +156,17 @@ final class CheckpointCoordinator {
         return start(savepointParent);
     }
 
-    /** A checkpoint id no checkpoint will use: for the final transaction of a finished task. */
-    synchronized long reserveCheckpointId() {
-        return nextId++;
+    /**
+     * A checkpoint id no checkpoint will use: for the final transaction of a finished task. Takes
+     * no lock: tasks call it holding their finish lock, which {@link #trigger} takes under this
+     * object's monitor.
+     */
+    long reserveCheckpointId() {
+        return nextId.getAndIncrement();
     }
 
     private CompletableFuture<CheckpointStats> start(Path savepointParent) {
-        long id = nextId++;
+        long id = nextId.getAndIncrement();
         boolean savepoint = savepointParent != null;
         Path directory =
                 savepoint
