@@ -68,11 +68,20 @@ public final class LogSource<T> implements Source<T> {
         return new Reader(log);
     }
 
+    /**
+     * Reads committed data only: plain records at once; a transaction's records (published by
+     * LogSink as BEGIN, data, COMMIT in one append) when its COMMIT arrives. A batch cut short by a
+     * crash never delivers, and a new BEGIN of the same transaction discards what was buffered. The
+     * reported position is the open batch's BEGIN, so a restore re-reads it whole.
+     */
     private final class Reader implements SourceReader<T> {
         private final PartitionLog log;
         private final ByteArrayDataInput input = new ByteArrayDataInput();
+        private final List<T> open = new ArrayList<>();
         private PartitionReader reader;
         private long end;
+        private long openTransaction = -1;
+        private long openBegin;
 
         Reader(PartitionLog log) throws Exception {
             this.log = log;
@@ -88,8 +97,38 @@ public final class LogSource<T> implements Source<T> {
             }
             int read =
                     reader.read(
-                            (offset, attributes, txn, buffer, at, length) ->
-                                    out.collect(codec.decode(input.reset(buffer, at, length))),
+                            (offset, attributes, transaction, buffer, at, length) -> {
+                                switch (attributes) {
+                                    case PartitionLog.DATA ->
+                                            out.collect(
+                                                    codec.decode(input.reset(buffer, at, length)));
+                                    case PartitionLog.TXN_BEGIN -> {
+                                        open.clear();
+                                        openTransaction = transaction;
+                                        openBegin = offset;
+                                    }
+                                    case PartitionLog.TXN_DATA -> {
+                                        if (transaction == openTransaction) {
+                                            open.add(codec.decode(input.reset(buffer, at, length)));
+                                        }
+                                    }
+                                    case PartitionLog.TXN_COMMIT -> {
+                                        if (transaction == openTransaction) {
+                                            for (T record : open) {
+                                                out.collect(record);
+                                            }
+                                            open.clear();
+                                            openTransaction = -1;
+                                        }
+                                    }
+                                    default ->
+                                            throw new IllegalStateException(
+                                                    "unknown record attributes "
+                                                            + attributes
+                                                            + " at offset "
+                                                            + offset);
+                                }
+                            },
                             (int) Math.min(maxRecords, remaining));
             if (reader.position() >= end) {
                 return ReadStatus.END_OF_INPUT;
@@ -99,12 +138,14 @@ public final class LogSource<T> implements Source<T> {
 
         @Override
         public long position() {
-            return reader.position();
+            return openTransaction >= 0 ? openBegin : reader.position();
         }
 
         @Override
         public void seek(long position) throws Exception {
             reader = PartitionLogs.reader(log, position);
+            open.clear();
+            openTransaction = -1;
         }
 
         @Override

@@ -181,6 +181,17 @@ public final class PartitionLog {
         if (payloads.isEmpty()) {
             return nextOffset;
         }
+        if (attributes != DATA) {
+            throw new IllegalArgumentException("use appendTransaction for transactional records");
+        }
+        return appendFramed(payloads, transaction, false);
+    }
+
+    /**
+     * Frames and writes {@code payloads}; the first and last are markers if {@code transactional}.
+     */
+    private long appendFramed(List<byte[]> payloads, long transaction, boolean transactional)
+            throws IOException {
         long total = 0;
         for (byte[] payload : payloads) {
             total += HEADER_BYTES + payload.length;
@@ -201,7 +212,11 @@ public final class PartitionLog {
         long first = nextOffset;
         long position = active.size;
         CRC32C crc = new CRC32C();
-        for (byte[] payload : payloads) {
+        int last = payloads.size() - 1;
+        for (int i = 0; i <= last; i++) {
+            byte[] payload = payloads.get(i);
+            byte attributes =
+                    !transactional ? DATA : i == 0 ? TXN_BEGIN : i == last ? TXN_COMMIT : TXN_DATA;
             active.maybeIndex(nextOffset, position, options.indexIntervalBytes());
             int start = buffer.position();
             buffer.putInt(payload.length)
@@ -240,6 +255,34 @@ public final class PartitionLog {
             }
             case NEVER -> {}
         }
+    }
+
+    /** Record attribute: plain data outside any transaction. */
+    public static final byte DATA = 0;
+
+    /** Record attribute: data of the transaction in the record's transaction field. */
+    public static final byte TXN_DATA = 1;
+
+    /** Record attribute: a transaction's batch starts here (empty payload). */
+    public static final byte TXN_BEGIN = 2;
+
+    /** Record attribute: the transaction's batch is complete and committed (empty payload). */
+    public static final byte TXN_COMMIT = 3;
+
+    /**
+     * Appends {@code payloads} as committed transaction {@code transaction}: BEGIN, the data, and
+     * COMMIT in one write, so a read-committed reader sees all of it or nothing. Returns the offset
+     * of the BEGIN marker.
+     */
+    public synchronized long appendTransaction(List<byte[]> payloads, long transaction)
+            throws IOException {
+        long begin = nextOffset;
+        List<byte[]> batch = new ArrayList<>(payloads.size() + 2);
+        batch.add(new byte[0]);
+        batch.addAll(payloads);
+        batch.add(new byte[0]);
+        appendFramed(batch, transaction, true);
+        return begin;
     }
 
     /** Forces everything appended so far to disk. */

@@ -356,7 +356,11 @@ final class CheckpointCoordinator {
         if (checkpoint == null) {
             return;
         }
-        LOG.warn("checkpoint {} of job {} aborted: {}", id, jobName, reason);
+        if (stopped) {
+            LOG.debug("checkpoint {} of job {} aborted: {}", id, jobName, reason);
+        } else {
+            LOG.warn("checkpoint {} of job {} aborted: {}", id, jobName, reason);
+        }
         checkpoint.future.completeExceptionally(
                 new IllegalStateException("checkpoint " + id + " aborted: " + reason));
     }

@@ -1,0 +1,92 @@
+package dev.weir.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.api.JobResult;
+import dev.weir.api.Pipeline;
+import dev.weir.api.RestartStrategy;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.sink.FileSink;
+import dev.weir.api.source.Sources;
+import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.testing.LogSinkChild;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Job 1 → LogSink → log topic → LogSource (read-committed) → job 2 → FileSink. Job 1 is killed with
+ * SIGKILL at a sink point (possibly half-way through publishing a transaction) and resumed; job 2
+ * then fails in-process and restarts. Job 2's committed output is exactly 1..N.
+ */
+class ChainedJobsThroughTheLogIT {
+    static final int N = ExactlyOnceSinkConformance.N;
+    @TempDir Path dir;
+
+    @AfterEach
+    void disarm() {
+        FaultPoints.disarm();
+    }
+
+    int runJob1(String fault) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        if (fault != null) {
+            command.add("-Dweir.fault=" + fault);
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(LogSinkChild.class.getName());
+        command.add(dir.resolve("log").toString());
+        command.add(dir.resolve("chk1").toString());
+        command.add(Integer.toString(N));
+        Process child =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(
+                                ProcessBuilder.Redirect.appendTo(dir.resolve("job1.log").toFile()))
+                        .start();
+        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        return child.exitValue();
+    }
+
+    @ParameterizedTest(name = "job 1 killed at {0}")
+    @ValueSource(
+            strings = {
+                "sink.after-precommit:4",
+                "sink.checkpoint-complete-before-commit:4",
+                "sink.after-commit:4"
+            })
+    void bothJobsStayExactlyOnceWhenEitherFails(String fault) throws Exception {
+        assertThat(runJob1(fault)).as("job 1 killed").isEqualTo(137);
+        assertThat(runJob1(null)).as(Files.readString(dir.resolve("job1.log"))).isZero();
+
+        FaultPoints.throwAt("sink.checkpoint-complete-before-commit", 3);
+        Pipeline job2 =
+                Pipeline.create("job2")
+                        .parallelism(2)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(10), dir.resolve("chk2")))
+                        .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ZERO));
+        job2.source("from-log", Sources.log(dir.resolve("log"), "mid", Codecs.LONG))
+                .map(n -> Long.toString(n))
+                .sink("out", FileSink.<String>to(dir.resolve("out")).rollBytes(2048));
+        JobResult result = job2.run();
+
+        ExactlyOnceSinkConformance.assertExactlyOnce(FileSink.readCommitted(dir.resolve("out")));
+        assertThat(result.restarts()).as("job 2 failed and restarted").isPositive();
+        try (var staging = Files.list(dir.resolve("log").resolve(".staging").resolve("mid"))) {
+            assertThat(staging.toList()).as("no staged transaction left").isEmpty();
+        }
+    }
+}
