@@ -68,6 +68,11 @@ public final class KeyedSumBench implements Callable<Integer> {
                             + " topic with P partitions, untimed, then read by the job).")
     String sourceKind = "generator";
 
+    @Option(
+            names = "--sink",
+            description = "discard (count only) or file (every update through FileSink).")
+    String sinkKind = "discard";
+
     @Override
     public Integer call() throws Exception {
         CheckpointingMode checkpointing =
@@ -122,6 +127,12 @@ public final class KeyedSumBench implements Callable<Integer> {
                                 public void onRestore(long checkpointId, Path path) {
                                     RESTORED.set(true);
                                 }
+
+                                @Override
+                                public void onCheckpointComplete(CheckpointStats stats) {
+                                    TimedFileSink.COMPLETED_NANOS.put(
+                                            stats.id(), System.nanoTime());
+                                }
                             });
         }
         CountingSink<Long> sink = Sinks.counting();
@@ -140,11 +151,18 @@ public final class KeyedSumBench implements Callable<Integer> {
                             out.collect(next);
                         })
                 .sink("count", sink);
+        if (sinkKind.equals("file")) {
+            // Replace the counting sink: rebuild the tail with a file sink instead.
+            pipeline = fileSinkPipeline(source, dir, checkpointing, keys, failRecord);
+        } else if (!sinkKind.equals("discard")) {
+            throw new IllegalArgumentException(
+                    "unknown --sink " + sinkKind + "; use discard or file");
+        }
         var job = pipeline.start();
         JobResult result = job.await();
         List<CheckpointStats> checkpoints = job.checkpointStats();
         deleteRecursively(dir);
-        if (failRecord == 0 && sink.count() != n) {
+        if (failRecord == 0 && sinkKind.equals("discard") && sink.count() != n) {
             throw new IllegalStateException("expected " + n + " updates, sink saw " + sink.count());
         }
         double seconds = result.duration().toNanos() / 1e9;
@@ -152,8 +170,9 @@ public final class KeyedSumBench implements Callable<Integer> {
         line.append(
                 String.format(
                         Locale.ROOT,
-                        "engine=weir job=keyed-sum%s mode=%s N=%d K=%d P=%d seconds=%.3f records_per_s=%.0f",
+                        "engine=weir job=keyed-sum%s%s mode=%s N=%d K=%d P=%d seconds=%.3f records_per_s=%.0f",
                         sourceKind.equals("log") ? "-from-log" : "",
+                        sinkKind.equals("file") ? "-to-file" : "",
                         mode,
                         n,
                         k,
@@ -188,6 +207,21 @@ public final class KeyedSumBench implements Callable<Integer> {
                             percentile(sync, 50) / 1000,
                             size));
         }
+        if (sinkKind.equals("file")) {
+            long[] latencies =
+                    TimedFileSink.COMMIT_LATENCY_NANOS.stream()
+                            .mapToLong(Long::longValue)
+                            .sorted()
+                            .toArray();
+            line.append(
+                    String.format(
+                            Locale.ROOT,
+                            " commit_latency_ms_p50=%.1f commit_latency_ms_p99=%.1f",
+                            percentile(latencies, 50) / 1e6,
+                            percentile(latencies, 99) / 1e6));
+            TimedFileSink.COMMIT_LATENCY_NANOS.clear();
+            TimedFileSink.COMPLETED_NANOS.clear();
+        }
         if (failRecord > 0) {
             long recoveryNanos = RECOVERED_AT_NANOS.get() - FAILED_AT_NANOS.get();
             line.append(
@@ -198,6 +232,41 @@ public final class KeyedSumBench implements Callable<Integer> {
                             recoveryNanos / 1e6));
         }
         System.out.println(line);
+    }
+
+    /** The same job, every update written as a line through an exactly-once FileSink. */
+    private Pipeline fileSinkPipeline(
+            Source<Long> source,
+            Path dir,
+            CheckpointingMode checkpointing,
+            long keys,
+            long failRecord) {
+        Pipeline pipeline = Pipeline.create("keyed-sum").parallelism(p);
+        pipeline.checkpointing(
+                        CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(intervalMs), dir.resolve("chk"))
+                                .withMode(checkpointing))
+                .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
+                .listener(
+                        new dev.weir.api.JobListener() {
+                            @Override
+                            public void onCheckpointComplete(CheckpointStats stats) {
+                                TimedFileSink.COMPLETED_NANOS.put(stats.id(), System.nanoTime());
+                            }
+                        });
+        pipeline.source("numbers", source)
+                .keyBy(value -> value % keys)
+                .<Long, Long>process(
+                        "sum",
+                        Codecs.LONG,
+                        (key, value, sum, out) -> {
+                            Long current = sum.value();
+                            long next = (current == null ? 0 : current) + value;
+                            sum.update(next);
+                            out.collect(next);
+                        })
+                .sink("file", new TimedFileSink<Long>(dir.resolve("out")));
+        return pipeline;
     }
 
     /** Writes 1..n round-robin into a log topic with one partition per subtask. */
