@@ -4,6 +4,7 @@ import dev.weir.api.function.FilterFunction;
 import dev.weir.api.function.FlatMapFunction;
 import dev.weir.api.function.KeySelector;
 import dev.weir.api.function.MapFunction;
+import dev.weir.api.sink.IdempotentSink;
 import dev.weir.api.sink.Sink;
 import dev.weir.api.sink.TwoPhaseCommitSink;
 import dev.weir.internal.graph.Node;
@@ -11,6 +12,7 @@ import dev.weir.internal.graph.Node.OperatorNode;
 import dev.weir.internal.graph.Node.Partitioning;
 import dev.weir.internal.operators.FilterOperator;
 import dev.weir.internal.operators.FlatMapOperator;
+import dev.weir.internal.operators.IdempotentSinkOperator;
 import dev.weir.internal.operators.MapOperator;
 import dev.weir.internal.operators.SinkOperator;
 import dev.weir.internal.operators.TwoPhaseCommitSinkOperator;
@@ -114,12 +116,16 @@ public class DataStream<T> {
     public SinkHandle sink(String name, Sink<? super T> sink) {
         Objects.requireNonNull(sink, "sink");
         Sink<Object> s = (Sink<Object>) sink;
-        OperatorFactory factory =
-                s instanceof TwoPhaseCommitSink<?, ?> twoPhase
-                        ? () ->
-                                new TwoPhaseCommitSinkOperator(
-                                        (TwoPhaseCommitSink<Object, Object>) twoPhase)
-                        : () -> new SinkOperator(s);
+        OperatorFactory factory;
+        if (s instanceof TwoPhaseCommitSink<?, ?> twoPhase) {
+            TwoPhaseCommitSink<Object, Object> t = (TwoPhaseCommitSink<Object, Object>) twoPhase;
+            factory = () -> new TwoPhaseCommitSinkOperator(t);
+        } else if (s instanceof IdempotentSink<?, ?> idempotent) {
+            IdempotentSink<Object, Object> i = (IdempotentSink<Object, Object>) idempotent;
+            factory = () -> new IdempotentSinkOperator(i);
+        } else {
+            factory = () -> new SinkOperator(s);
+        }
         OperatorNode sinkNode =
                 new OperatorNode(
                         pipeline.nextId(),

@@ -1,6 +1,7 @@
 package dev.weir.api.sink;
 
 import dev.weir.api.Guarantee;
+import java.util.List;
 
 /**
  * A sink whose writes are upserts by a deterministic key, so rewriting a record after a replay
@@ -21,9 +22,45 @@ public interface IdempotentSink<T, K> extends Sink<T> {
     /** True if a replayed record always carries the value the first attempt wrote. */
     boolean replaysWriteIdenticalValues();
 
+    /** Creates the upsert writer of one sink subtask. */
+    UpsertWriter<T> createUpsertWriter(SinkContext context) throws Exception;
+
+    /**
+     * Writes upserts into the external system.
+     *
+     * <h2>How the methods are called</h2>
+     *
+     * On the sink task's thread: {@link #lastCheckpointId} once after opening; {@link #upsert} at
+     * each checkpoint barrier with the records since the previous one (one per key, the last), and
+     * once at the end of input.
+     *
+     * @param <T> record type
+     */
+    interface UpsertWriter<T> extends AutoCloseable {
+        /**
+         * Upserts {@code records} and stores {@code checkpointId} with them in one atomic step (one
+         * database transaction, one file rename), so the target always knows which checkpoint its
+         * data reflects.
+         */
+        void upsert(List<T> records, long checkpointId) throws Exception;
+
+        /** The checkpoint id stored with the newest data, or -1 if none. */
+        long lastCheckpointId() throws Exception;
+
+        @Override
+        default void close() throws Exception {}
+    }
+
     @Override
     default Guarantee guarantee() {
         return replaysWriteIdenticalValues() ? Guarantee.EXACTLY_ONCE : Guarantee.AT_LEAST_ONCE;
+    }
+
+    /** Not used: the runtime calls {@link #createUpsertWriter}. */
+    @Override
+    default SinkWriter<T> createWriter(SinkContext context) {
+        throw new UnsupportedOperationException(
+                "an idempotent sink is written through createUpsertWriter");
     }
 
     @Override

@@ -1,0 +1,100 @@
+package dev.weir.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.api.Guarantee;
+import dev.weir.api.JobResult;
+import dev.weir.api.Pipeline;
+import dev.weir.api.RestartStrategy;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.sink.FileTableSink;
+import dev.weir.api.source.Sources;
+import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.testing.KeyedCountJob;
+import dev.weir.testing.KeyedCountJob.Update;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Keyed running aggregates upserted by key: replays rewrite identical values, so after failures the
+ * table equals a failure-free run's, and the table records the checkpoint it reflects.
+ */
+class IdempotentSinkTest {
+    static final long N = 30_000;
+    static final long KEYS = 20;
+    @TempDir Path dir;
+
+    @AfterEach
+    void disarm() {
+        FaultPoints.disarm();
+    }
+
+    FileTableSink<Update, Long> table(boolean deterministic) {
+        return new FileTableSink<>(
+                dir.resolve("table"), Update::key, Codecs.record(Update.class), deterministic);
+    }
+
+    @ParameterizedTest(name = "failure at {0}")
+    @ValueSource(
+            strings = {
+                "none",
+                "barrier.aligned",
+                "sink.checkpoint-complete-before-commit",
+                "source.after-poll"
+            })
+    void afterFailuresTheTableEqualsAFailureFreeRun(String point) throws Exception {
+        if (!point.equals("none")) {
+            FaultPoints.throwAt(point, 3);
+        }
+        Pipeline pipeline =
+                Pipeline.create("upserts")
+                        .parallelism(2)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(10), dir.resolve("chk")))
+                        .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ZERO));
+        KeyedCountJob.apply(pipeline.source("numbers", Sources.sequence(1, N, 2, 100_000)), KEYS)
+                .sink("table", table(true));
+        assertThat(pipeline.guarantee().guarantee()).isEqualTo(Guarantee.EXACTLY_ONCE);
+
+        JobResult result = pipeline.run();
+
+        List<Update> rows =
+                FileTableSink.readTable(dir.resolve("table"), Codecs.record(Update.class));
+        assertThat(rows).hasSize((int) KEYS);
+        assertThat(KeyedCountJob.check(rows, N, KEYS).problems()).isEmpty();
+        if (point.equals("barrier.aligned") || point.equals("source.after-poll")) {
+            assertThat(result.restarts()).isPositive();
+        }
+        try (var files = Files.list(dir.resolve("table"))) {
+            for (Path file : files.toList()) {
+                long storedCheckpoint =
+                        java.nio.ByteBuffer.wrap(Files.readAllBytes(file), 0, 8).getLong();
+                assertThat(storedCheckpoint).as("checkpoint id stored with %s", file).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void aSinkWhoseReplaysMayWriteOtherValuesIsAtLeastOnceAndSaysWhy() {
+        Pipeline pipeline =
+                Pipeline.create("nondeterministic")
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofSeconds(1), dir.resolve("chk")));
+        KeyedCountJob.apply(pipeline.source("numbers", Sources.sequence(1, 10)), 2)
+                .sink("table", table(false));
+        assertThat(pipeline.guarantee().describe())
+                .startsWith(
+                        "end-to-end guarantee: AT_LEAST_ONCE (limited by sink 'table' (file-table)")
+                .contains("replays may write different values");
+    }
+}
