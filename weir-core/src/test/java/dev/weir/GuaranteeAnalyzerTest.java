@@ -48,7 +48,8 @@ class GuaranteeAnalyzerTest {
                         "file", FileSink.to(dir.resolve("out")),
                         "console", Sinks.console(),
                         "collect", Sinks.collect(),
-                        "counting", Sinks.counting());
+                        "counting", Sinks.counting(),
+                        "callback", Sinks.callback(record -> {}));
         int checked = 0;
         for (var source : sourceByName.entrySet()) {
             for (CheckpointingMode mode : CheckpointingMode.values()) {
@@ -87,7 +88,7 @@ class GuaranteeAnalyzerTest {
                 }
             }
         }
-        assertThat(checked).isEqualTo(5 * 3 * 4);
+        assertThat(checked).isEqualTo(5 * 3 * 5);
     }
 
     @Test

@@ -10,6 +10,7 @@ import dev.weir.api.codec.Codecs;
 import dev.weir.api.sink.FileSink;
 import dev.weir.api.source.Sources;
 import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.testing.LogReaderChild;
 import dev.weir.testing.LogSinkChild;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +38,26 @@ class ChainedJobsThroughTheLogIT {
     }
 
     int runJob1(String fault) throws Exception {
+        return runChild(
+                LogSinkChild.class.getName(),
+                fault,
+                "job1.log",
+                dir.resolve("log").toString(),
+                dir.resolve("chk1").toString(),
+                Integer.toString(N));
+    }
+
+    int runJob2(String fault) throws Exception {
+        return runChild(
+                LogReaderChild.class.getName(),
+                fault,
+                "job2.log",
+                dir.resolve("log").toString(),
+                dir.resolve("chk2").toString(),
+                dir.resolve("out").toString());
+    }
+
+    int runChild(String main, String fault, String logName, String... args) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
@@ -45,15 +66,13 @@ class ChainedJobsThroughTheLogIT {
         }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(LogSinkChild.class.getName());
-        command.add(dir.resolve("log").toString());
-        command.add(dir.resolve("chk1").toString());
-        command.add(Integer.toString(N));
+        command.add(main);
+        command.addAll(List.of(args));
         Process child =
                 new ProcessBuilder(command)
                         .redirectErrorStream(true)
                         .redirectOutput(
-                                ProcessBuilder.Redirect.appendTo(dir.resolve("job1.log").toFile()))
+                                ProcessBuilder.Redirect.appendTo(dir.resolve(logName).toFile()))
                         .start();
         assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
         return child.exitValue();
@@ -87,6 +106,20 @@ class ChainedJobsThroughTheLogIT {
         assertThat(result.restarts()).as("job 2 failed and restarted").isPositive();
         try (var staging = Files.list(dir.resolve("log").resolve(".staging").resolve("mid"))) {
             assertThat(staging.toList()).as("no staged transaction left").isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "job 2 killed at {0}")
+    @ValueSource(strings = {"sink.after-precommit:6", "sink.checkpoint-complete-before-commit:6"})
+    void job2KilledWithSigkillResumesExactlyOnce(String fault) throws Exception {
+        assertThat(runJob1(null)).isZero();
+        assertThat(runJob2(fault)).as("job 2 killed").isEqualTo(137);
+        assertThat(runJob2(null)).as(Files.readString(dir.resolve("job2.log"))).isZero();
+
+        ExactlyOnceSinkConformance.assertExactlyOnce(FileSink.readCommitted(dir.resolve("out")));
+        try (var files = Files.list(dir.resolve("out"))) {
+            assertThat(files.map(p -> p.getFileName().toString()))
+                    .noneMatch(n -> n.startsWith("."));
         }
     }
 }

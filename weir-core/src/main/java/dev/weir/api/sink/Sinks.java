@@ -17,6 +17,36 @@ public final class Sinks {
         return new CountingSink<>();
     }
 
+    /** A record handler for {@link #callback}. */
+    @FunctionalInterface
+    public interface Callback<T> extends java.io.Serializable {
+        /** Handles one record; called on the sink task's thread. */
+        void accept(T record) throws Exception;
+    }
+
+    /**
+     * Calls {@code callback} for every record; at-least-once (a replay calls it again), and the
+     * analyzer says so.
+     */
+    public static <T> Sink<T> callback(Callback<T> callback) {
+        return new Sink<>() {
+            @Override
+            public String kind() {
+                return "callback";
+            }
+
+            @Override
+            public Guarantee guarantee() {
+                return Guarantee.AT_LEAST_ONCE;
+            }
+
+            @Override
+            public SinkWriter<T> createWriter(SinkContext context) {
+                return callback::accept;
+            }
+        };
+    }
+
     /** Prints each record's {@code toString()} on standard output; at-least-once. */
     public static <T> Sink<T> console() {
         return console("");
