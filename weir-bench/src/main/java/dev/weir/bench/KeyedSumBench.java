@@ -1,5 +1,6 @@
 package dev.weir.bench;
 
+import dev.weir.api.DataStream;
 import dev.weir.api.JobResult;
 import dev.weir.api.Pipeline;
 import dev.weir.api.RestartStrategy;
@@ -136,21 +137,7 @@ public final class KeyedSumBench implements Callable<Integer> {
                             });
         }
         CountingSink<Long> sink = Sinks.counting();
-        pipeline.source("numbers", source)
-                .keyBy(value -> value % keys)
-                .<Long, Long>process(
-                        "sum",
-                        Codecs.LONG,
-                        (key, value, sum, out) -> {
-                            if (failRecord > 0) {
-                                observeFailure(value, failRecord);
-                            }
-                            Long current = sum.value();
-                            long next = (current == null ? 0 : current) + value;
-                            sum.update(next);
-                            out.collect(next);
-                        })
-                .sink("count", sink);
+        runningSum(pipeline.source("numbers", source), keys, failRecord).sink("count", sink);
         if (sinkKind.equals("file")) {
             // Replace the counting sink: rebuild the tail with a file sink instead.
             pipeline = fileSinkPipeline(source, dir, checkpointing, keys, failRecord);
@@ -234,6 +221,26 @@ public final class KeyedSumBench implements Callable<Integer> {
         System.out.println(line);
     }
 
+    /**
+     * keyBy(n % keys), running sum per key in ValueState, emitting every new sum; fails once at
+     * record {@code failRecord} if it is positive.
+     */
+    static DataStream<Long> runningSum(DataStream<Long> numbers, long keys, long failRecord) {
+        return numbers.keyBy(value -> value % keys)
+                .<Long, Long>process(
+                        "sum",
+                        Codecs.LONG,
+                        (key, value, sum, out) -> {
+                            if (failRecord > 0) {
+                                observeFailure(value, failRecord);
+                            }
+                            Long current = sum.value();
+                            long next = (current == null ? 0 : current) + value;
+                            sum.update(next);
+                            out.collect(next);
+                        });
+    }
+
     /** The same job, every update written as a line through an exactly-once FileSink. */
     private Pipeline fileSinkPipeline(
             Source<Long> source,
@@ -254,17 +261,7 @@ public final class KeyedSumBench implements Callable<Integer> {
                                 TimedFileSink.COMPLETED_NANOS.put(stats.id(), System.nanoTime());
                             }
                         });
-        pipeline.source("numbers", source)
-                .keyBy(value -> value % keys)
-                .<Long, Long>process(
-                        "sum",
-                        Codecs.LONG,
-                        (key, value, sum, out) -> {
-                            Long current = sum.value();
-                            long next = (current == null ? 0 : current) + value;
-                            sum.update(next);
-                            out.collect(next);
-                        })
+        runningSum(pipeline.source("numbers", source), keys, failRecord)
                 .sink("file", new TimedFileSink<Long>(dir.resolve("out")));
         return pipeline;
     }

@@ -2,6 +2,7 @@ package dev.weir.checkpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.weir.testing.ChildJvm;
 import dev.weir.testing.CrashChild;
 import dev.weir.testing.KeyedCountJob;
 import dev.weir.testing.KeyedCountJob.Update;
@@ -31,25 +32,15 @@ class ProcessCrashIT {
     @TempDir Path dir;
 
     Process startChild(Path checkpoints, Path output, String fault) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx256m");
-        command.add("-XX:TieredStopAtLevel=1");
-        if (fault != null) {
-            command.add("-Dweir.fault=" + fault);
-        }
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(CrashChild.class.getName());
-        command.add(checkpoints.toString());
-        command.add(output.toString());
-        command.add(Long.toString(N));
-        command.add(Long.toString(KEYS));
-        command.add(Long.toString(RATE));
-        return new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(dir.resolve("child.log").toFile())
-                .start();
+        return ChildJvm.start(
+                CrashChild.class,
+                fault,
+                dir.resolve("child.log").toFile(),
+                checkpoints.toString(),
+                output.toString(),
+                Long.toString(N),
+                Long.toString(KEYS),
+                Long.toString(RATE));
     }
 
     List<Update> readOutput(Path output) throws IOException {

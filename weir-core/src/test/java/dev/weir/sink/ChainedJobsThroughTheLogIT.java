@@ -10,13 +10,12 @@ import dev.weir.api.codec.Codecs;
 import dev.weir.api.sink.FileSink;
 import dev.weir.api.source.Sources;
 import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.testing.ChildJvm;
 import dev.weir.testing.LogReaderChild;
 import dev.weir.testing.LogSinkChild;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,22 +57,8 @@ class ChainedJobsThroughTheLogIT {
     }
 
     int runChild(String main, String fault, String logName, String... args) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx256m");
-        if (fault != null) {
-            command.add("-Dweir.fault=" + fault);
-        }
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(main);
-        command.addAll(List.of(args));
         Process child =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(
-                                ProcessBuilder.Redirect.appendTo(dir.resolve(logName).toFile()))
-                        .start();
+                ChildJvm.start(Class.forName(main), fault, dir.resolve(logName).toFile(), args);
         assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
         return child.exitValue();
     }

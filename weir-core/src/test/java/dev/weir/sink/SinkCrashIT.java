@@ -3,12 +3,11 @@ package dev.weir.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.api.sink.FileSink;
+import dev.weir.testing.ChildJvm;
 import dev.weir.testing.SinkCrashChild;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,24 +24,14 @@ class SinkCrashIT {
     @TempDir Path dir;
 
     int runChild(String fault) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx256m");
-        if (fault != null) {
-            command.add("-Dweir.fault=" + fault);
-        }
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(SinkCrashChild.class.getName());
-        command.add(dir.resolve("chk").toString());
-        command.add(dir.resolve("out").toString());
-        command.add(Integer.toString(N));
         Process child =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(
-                                ProcessBuilder.Redirect.appendTo(dir.resolve("child.log").toFile()))
-                        .start();
+                ChildJvm.start(
+                        SinkCrashChild.class,
+                        fault,
+                        dir.resolve("child.log").toFile(),
+                        dir.resolve("chk").toString(),
+                        dir.resolve("out").toString(),
+                        Integer.toString(N));
         assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
         return child.exitValue();
     }

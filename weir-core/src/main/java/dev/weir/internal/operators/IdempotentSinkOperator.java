@@ -1,7 +1,6 @@
 package dev.weir.internal.operators;
 
 import dev.weir.api.sink.IdempotentSink;
-import dev.weir.api.sink.SinkContext;
 import dev.weir.internal.runtime.OperatorContext;
 import dev.weir.internal.runtime.StreamOperator;
 import dev.weir.internal.runtime.UserCodeException;
@@ -32,30 +31,11 @@ public final class IdempotentSinkOperator implements StreamOperator {
     @Override
     public void open(OperatorContext context) throws Exception {
         this.name = context.operatorName();
-        int subtask = context.subtaskIndex();
-        int parallelism = context.parallelism();
-        writer =
-                sink.createUpsertWriter(
-                        new SinkContext() {
-                            @Override
-                            public String sinkName() {
-                                return name;
-                            }
-
-                            @Override
-                            public int subtaskIndex() {
-                                return subtask;
-                            }
-
-                            @Override
-                            public int parallelism() {
-                                return parallelism;
-                            }
-                        });
+        writer = sink.createUpsertWriter(SubtaskSinkContext.of(context));
         LOG.debug(
                 "idempotent sink {} subtask {} starts; target holds checkpoint {}",
                 name,
-                subtask,
+                context.subtaskIndex(),
                 writer.lastCheckpointId());
     }
 

@@ -1,7 +1,6 @@
 package dev.weir.internal.operators;
 
 import dev.weir.api.sink.Sink;
-import dev.weir.api.sink.SinkContext;
 import dev.weir.api.sink.SinkWriter;
 import dev.weir.internal.runtime.OperatorContext;
 import dev.weir.internal.runtime.StreamOperator;
@@ -20,26 +19,7 @@ public final class SinkOperator implements StreamOperator {
     @Override
     public void open(OperatorContext context) throws Exception {
         this.name = context.operatorName();
-        int subtask = context.subtaskIndex();
-        int parallelism = context.parallelism();
-        this.writer =
-                sink.createWriter(
-                        new SinkContext() {
-                            @Override
-                            public String sinkName() {
-                                return name;
-                            }
-
-                            @Override
-                            public int subtaskIndex() {
-                                return subtask;
-                            }
-
-                            @Override
-                            public int parallelism() {
-                                return parallelism;
-                            }
-                        });
+        this.writer = sink.createWriter(SubtaskSinkContext.of(context));
     }
 
     @Override

@@ -1,7 +1,6 @@
 package dev.weir.internal.operators;
 
 import dev.weir.api.codec.Codec;
-import dev.weir.api.sink.SinkContext;
 import dev.weir.api.sink.TransactionalWriter;
 import dev.weir.api.sink.TwoPhaseCommitSink;
 import dev.weir.internal.checkpoint.ByteArrayDataInput;
@@ -53,32 +52,13 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator {
     public void open(OperatorContext context) throws Exception {
         this.name = context.operatorName();
         this.checkpointing = context.checkpointing();
-        int subtask = context.subtaskIndex();
-        int parallelism = context.parallelism();
-        this.writer =
-                sink.createTransactionalWriter(
-                        new SinkContext() {
-                            @Override
-                            public String sinkName() {
-                                return name;
-                            }
-
-                            @Override
-                            public int subtaskIndex() {
-                                return subtask;
-                            }
-
-                            @Override
-                            public int parallelism() {
-                                return parallelism;
-                            }
-                        });
+        this.writer = sink.createTransactionalWriter(SubtaskSinkContext.of(context));
         for (Object committable : restored) {
             FaultPoints.reach("sink.recommit");
             writer.commit(committable);
         }
         FaultPoints.reach("sink.before-recover");
-        writer.recoverOwned(List.copyOf(restored), subtask, parallelism);
+        writer.recoverOwned(List.copyOf(restored), context.subtaskIndex(), context.parallelism());
         restored.clear();
     }
 

@@ -1,0 +1,19 @@
+package dev.weir.internal.operators;
+
+import dev.weir.api.sink.SinkContext;
+import dev.weir.internal.runtime.OperatorContext;
+
+/**
+ * The {@link SinkContext} of a sink subtask, taken from its operator context.
+ *
+ * @param sinkName the sink's name
+ * @param subtaskIndex the subtask's index
+ * @param parallelism the sink's parallelism
+ */
+record SubtaskSinkContext(String sinkName, int subtaskIndex, int parallelism)
+        implements SinkContext {
+    static SubtaskSinkContext of(OperatorContext context) {
+        return new SubtaskSinkContext(
+                context.operatorName(), context.subtaskIndex(), context.parallelism());
+    }
+}
