@@ -24,6 +24,10 @@ class SinkCrashIT {
     @TempDir Path dir;
 
     int runChild(String fault) throws IOException, InterruptedException {
+        return runChild(fault, "file");
+    }
+
+    int runChild(String fault, String kind) throws IOException, InterruptedException {
         Process child =
                 ChildJvm.start(
                         SinkCrashChild.class,
@@ -31,7 +35,8 @@ class SinkCrashIT {
                         dir.resolve("child.log").toFile(),
                         dir.resolve("chk").toString(),
                         dir.resolve("out").toString(),
-                        Integer.toString(N));
+                        Integer.toString(N),
+                        kind);
         assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
         return child.exitValue();
     }
@@ -65,5 +70,22 @@ class SinkCrashIT {
         assertThat(runChild(null)).isZero();
 
         ExactlyOnceSinkConformance.assertExactlyOnce(FileSink.readCommitted(dir.resolve("out")));
+    }
+
+    @ParameterizedTest(name = "write-ahead sink, {0}")
+    @ValueSource(
+            strings = {
+                "sink.before-precommit:4",
+                "sink.checkpoint-complete-before-commit:4",
+                "sink.after-commit:3"
+            })
+    void aWriteAheadSinkKilledAtASinkPointSendsEveryRecordOnce(String fault) throws Exception {
+        assertThat(runChild(fault, "write-ahead")).as("killed at %s", fault).isEqualTo(137);
+        assertThat(runChild(null, "write-ahead"))
+                .as(Files.readString(dir.resolve("child.log")))
+                .isZero();
+
+        ExactlyOnceSinkConformance.assertExactlyOnce(
+                new WriteAheadSinkConformanceTest().readCommitted(dir.resolve("out")));
     }
 }

@@ -16,11 +16,12 @@ import java.util.stream.Stream;
  * A write-ahead sink appending each checkpoint's records to a plain file per subtask (a system
  * without transactions), through the whole sink conformance suite.
  */
-class WriteAheadSinkConformanceTest extends ExactlyOnceSinkConformance {
-    static final class AppendingSink extends WriteAheadSink<String> {
+public class WriteAheadSinkConformanceTest extends ExactlyOnceSinkConformance {
+    /** Appends each checkpoint's records to a plain file per subtask. */
+    public static final class AppendingSink extends WriteAheadSink<String> {
         private final String output;
 
-        AppendingSink(Path output) {
+        public AppendingSink(Path output) {
             super(output.resolve(".progress"), Codecs.STRING);
             this.output = output.toString();
         }
