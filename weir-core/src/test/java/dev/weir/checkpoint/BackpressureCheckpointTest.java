@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BackpressureCheckpointTest {
     @TempDir Path dir;
+
+    static final AtomicLong WRITTEN = new AtomicLong();
 
     static final class SlowSink implements Sink<Update> {
         @Override
@@ -43,7 +46,10 @@ class BackpressureCheckpointTest {
 
         @Override
         public SinkWriter<Update> createWriter(SinkContext context) {
-            return record -> LockSupport.parkNanos(50_000);
+            return record -> {
+                LockSupport.parkNanos(50_000);
+                WRITTEN.incrementAndGet();
+            };
         }
     }
 
@@ -64,9 +70,11 @@ class BackpressureCheckpointTest {
                 .sink("slow", new SlowSink());
         JobHandle job = pipeline.start();
         try {
-            // Let the channels fill: the sink takes ~20k records/s per subtask, the source far
-            // more.
-            LockSupport.parkNanos(300_000_000);
+            // The sink takes ~20k records/s per subtask and the source far more: once the sink has
+            // written a few thousand, every channel in front of it is full.
+            while (WRITTEN.get() < 4_000) {
+                Thread.onSpinWait();
+            }
             CheckpointStats stats =
                     job.triggerCheckpoint().get(timeout.toSeconds() + 5, TimeUnit.SECONDS);
 
