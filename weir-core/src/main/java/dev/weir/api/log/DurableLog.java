@@ -165,7 +165,7 @@ public final class DurableLog implements AutoCloseable {
     /** Appends {@code records} to a partition as one batch; returns the first one's offset. */
     public long append(String topic, int partition, List<byte[]> records) {
         try {
-            return partition(topic, partition).append(records, (byte) 0, -1);
+            return partition(topic, partition).append(records);
         } catch (IOException e) {
             throw new UncheckedIOException("append to " + topic + "-" + partition + " failed", e);
         }

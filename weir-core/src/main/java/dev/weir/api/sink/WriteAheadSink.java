@@ -1,7 +1,6 @@
 package dev.weir.api.sink;
 
 import dev.weir.api.codec.Codec;
-import dev.weir.internal.checkpoint.ByteArrayDataOutput;
 import dev.weir.internal.checkpoint.StateFiles;
 import java.io.DataInput;
 import java.io.DataOutput;
@@ -102,9 +101,9 @@ public abstract class WriteAheadSink<T> implements TwoPhaseCommitSink<T, WriteAh
                     return;
                 }
                 send(batch.records(), batch.checkpointId(), context);
-                ByteArrayDataOutput out = new ByteArrayDataOutput(32);
-                out.write(Long.toString(batch.checkpointId()).getBytes(StandardCharsets.UTF_8));
-                StateFiles.writeAtomically(progress, out.toByteArray());
+                StateFiles.writeAtomically(
+                        progress,
+                        Long.toString(batch.checkpointId()).getBytes(StandardCharsets.UTF_8));
                 lastSent = batch.checkpointId();
             }
 

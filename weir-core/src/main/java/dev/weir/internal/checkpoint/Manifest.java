@@ -1,10 +1,7 @@
 package dev.weir.internal.checkpoint;
 
 import dev.weir.api.checkpoint.CheckpointCorruptedException;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,14 +108,7 @@ public record Manifest(
     /** Reads the manifest of {@code directory}, verifying its own checksum only. */
     public static Manifest read(Path directory) {
         Path path = directory.resolve(FILE_NAME);
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(path);
-        } catch (NoSuchFileException e) {
-            throw new CheckpointCorruptedException(path, "the manifest is missing");
-        } catch (IOException e) {
-            throw new CheckpointCorruptedException(path, "it cannot be read (" + e + ")");
-        }
+        byte[] bytes = StateFiles.readAll(path);
         String text = new String(bytes, StandardCharsets.UTF_8);
         int trailerStart = text.lastIndexOf("crc32c ");
         if (!text.startsWith(HEADER) || trailerStart < 0 || !text.endsWith("\n")) {

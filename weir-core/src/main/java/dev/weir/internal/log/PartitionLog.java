@@ -176,15 +176,11 @@ public final class PartitionLog {
      * Appends {@code payloads} as one batch; returns the offset of the first. Forces the file as
      * the fsync policy says before the records become readable.
      */
-    public synchronized long append(List<byte[]> payloads, byte attributes, long transaction)
-            throws IOException {
+    public synchronized long append(List<byte[]> payloads) throws IOException {
         if (payloads.isEmpty()) {
             return nextOffset;
         }
-        if (attributes != DATA) {
-            throw new IllegalArgumentException("use appendTransaction for transactional records");
-        }
-        return appendFramed(payloads, transaction, false);
+        return appendFramed(payloads, -1, false);
     }
 
     /**

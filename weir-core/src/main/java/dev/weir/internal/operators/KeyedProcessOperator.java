@@ -37,11 +37,6 @@ public final class KeyedProcessOperator implements StreamOperator {
         function.open(state);
     }
 
-    /** The keyed state of this subtask. */
-    public HeapKeyedStateBackend state() {
-        return state;
-    }
-
     @Override
     public void processElement(Object record) {
         try {

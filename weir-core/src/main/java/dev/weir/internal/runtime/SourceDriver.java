@@ -71,10 +71,6 @@ final class SourceDriver {
         return states;
     }
 
-    List<String> splits() {
-        return splits;
-    }
-
     /**
      * Polls up to {@code maxRecords} from the next open split; returns true if any split made
      * progress or ended.

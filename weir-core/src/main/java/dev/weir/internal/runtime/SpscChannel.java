@@ -86,11 +86,6 @@ public final class SpscChannel {
         return item;
     }
 
-    /** Number of items queued; approximate when read concurrently. */
-    public int size() {
-        return (int) ((long) TAIL.getAcquire(this) - (long) HEAD.getAcquire(this));
-    }
-
     @Override
     public String toString() {
         return name;

@@ -97,19 +97,6 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         current = slots.get(key);
     }
 
-    /** Number of keys that hold any state. */
-    public int keyCount() {
-        return slots.size();
-    }
-
-    public List<Declaration> declarations() {
-        return Collections.unmodifiableList(declarations);
-    }
-
-    public Map<Object, Slot> slots() {
-        return slots;
-    }
-
     private Slot currentSlotForWrite() {
         Slot slot = current;
         if (slot == null) {
@@ -239,11 +226,6 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
             this.groups = groups;
             this.values = values;
             this.keyGroups = keyGroups;
-        }
-
-        /** Number of keys. */
-        public int size() {
-            return keys.length;
         }
 
         /** Writes the state section of a state file, entries sorted by key group. */
