@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * same points are killed with SIGKILL in {@code SinkCrashIT}.
  */
 public abstract class ExactlyOnceSinkConformance {
-    protected static final int N = 20_000;
+    public static final int N = 20_000;
     @TempDir protected Path temp;
 
     /** A sink writing into {@code output}. */
@@ -60,7 +60,7 @@ public abstract class ExactlyOnceSinkConformance {
         return pipeline.run();
     }
 
-    protected static void assertExactlyOnce(List<String> committed) {
+    public static void assertExactlyOnce(List<String> committed) {
         Map<String, Integer> counts = new HashMap<>();
         for (String line : committed) {
             counts.merge(line, 1, Integer::sum);

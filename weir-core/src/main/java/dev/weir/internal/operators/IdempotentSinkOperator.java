@@ -1,6 +1,7 @@
 package dev.weir.internal.operators;
 
 import dev.weir.api.sink.IdempotentSink;
+import dev.weir.internal.runtime.FaultPoints;
 import dev.weir.internal.runtime.OperatorContext;
 import dev.weir.internal.runtime.StreamOperator;
 import dev.weir.internal.runtime.UserCodeException;
@@ -32,6 +33,7 @@ public final class IdempotentSinkOperator implements StreamOperator {
     public void open(OperatorContext context) throws Exception {
         this.name = context.operatorName();
         writer = sink.createUpsertWriter(SubtaskSinkContext.of(context));
+        FaultPoints.reach("sink.before-recover");
         LOG.debug(
                 "idempotent sink {} subtask {} starts; target holds checkpoint {}",
                 name,
@@ -50,8 +52,19 @@ public final class IdempotentSinkOperator implements StreamOperator {
 
     @Override
     public byte[] snapshotOperatorState(long checkpointId) throws Exception {
+        // The upsert is this sink's pre-commit: durable in the target before the barrier moves on.
+        FaultPoints.reach("sink.before-precommit");
         flush(checkpointId);
+        FaultPoints.reach("sink.after-precommit");
         return null;
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        // Nothing to commit: the upserts are already visible. The points exist so the sink
+        // conformance suite fails an idempotent sink at the same moments as a transactional one.
+        FaultPoints.reach("sink.checkpoint-complete-before-commit");
+        FaultPoints.reach("sink.after-commit");
     }
 
     private void flush(long checkpointId) throws Exception {

@@ -6,14 +6,18 @@ import dev.weir.internal.runtime.OperatorContext;
 /**
  * The {@link SinkContext} of a sink subtask, taken from its operator context.
  *
+ * @param jobName the job's name
  * @param sinkName the sink's name
  * @param subtaskIndex the subtask's index
  * @param parallelism the sink's parallelism
  */
-record SubtaskSinkContext(String sinkName, int subtaskIndex, int parallelism)
+record SubtaskSinkContext(String jobName, String sinkName, int subtaskIndex, int parallelism)
         implements SinkContext {
     static SubtaskSinkContext of(OperatorContext context) {
         return new SubtaskSinkContext(
-                context.operatorName(), context.subtaskIndex(), context.parallelism());
+                context.jobName(),
+                context.operatorName(),
+                context.subtaskIndex(),
+                context.parallelism());
     }
 }

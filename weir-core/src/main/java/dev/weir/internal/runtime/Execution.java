@@ -254,6 +254,7 @@ public final class Execution {
             contexts.set(
                     slot,
                     new OperatorContext(
+                            config.jobName(),
                             node.node().name(),
                             subtask,
                             vertex.parallelism(),

@@ -3,6 +3,7 @@ package dev.weir.internal.runtime;
 import dev.weir.api.JobFailedException;
 import dev.weir.api.JobHandle;
 import dev.weir.api.JobResult;
+import dev.weir.api.UnrecoverableException;
 import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.graph.JobGraph;
@@ -124,7 +125,10 @@ public final class LocalJob implements JobHandle {
                     result.complete(finished(startNanos));
                     return;
                 }
-                long delay = policy.onFailure(System.nanoTime());
+                long delay =
+                        UnrecoverableException.isUnrecoverable(failure)
+                                ? -1
+                                : policy.onFailure(System.nanoTime());
                 settings.listener().onFailure(failure, policy.attempts(), delay >= 0);
                 if (delay < 0) {
                     result.completeExceptionally(new JobFailedException(name, failure));

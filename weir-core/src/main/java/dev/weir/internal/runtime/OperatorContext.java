@@ -5,6 +5,7 @@ import dev.weir.internal.state.HeapKeyedStateBackend;
 /**
  * What an operator sees of its subtask.
  *
+ * @param jobName the name of the job the operator runs in
  * @param operatorName the operator's unique name in the pipeline
  * @param subtaskIndex this subtask's index, from 0
  * @param parallelism the operator's number of subtasks
@@ -13,6 +14,7 @@ import dev.weir.internal.state.HeapKeyedStateBackend;
  * @param checkpointing true if the job takes checkpoints
  */
 public record OperatorContext(
+        String jobName,
         String operatorName,
         int subtaskIndex,
         int parallelism,

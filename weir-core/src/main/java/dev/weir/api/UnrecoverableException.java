@@ -1,0 +1,34 @@
+package dev.weir.api;
+
+/**
+ * A failure that a restart cannot fix, such as a wrong configuration or a table that does not
+ * exist: the job fails at once with this message instead of spending its restart budget on it.
+ * Connectors throw it (or wrap their cause in it) from their writers and readers; the message names
+ * the cause and the fix.
+ */
+public class UnrecoverableException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** A failure with a message that names its cause and its fix. */
+    public UnrecoverableException(String message) {
+        super(message);
+    }
+
+    /** A failure with a message that names its cause and its fix, caused by {@code cause}. */
+    public UnrecoverableException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    /** True if {@code failure} or one of its causes is an {@code UnrecoverableException}. */
+    public static boolean isUnrecoverable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof UnrecoverableException) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+}
