@@ -9,7 +9,13 @@ import picocli.CommandLine.Command;
         name = "weir-bench",
         mixinStandardHelpOptions = true,
         description = "Benchmarks of Weir (and, side by side, Apache Flink).",
-        subcommands = {KeyedSumBench.class, LogBench.class, JdbcBench.class})
+        subcommands = {
+            KeyedSumBench.class,
+            FlinkKeyedSumBench.class,
+            CompareBench.class,
+            LogBench.class,
+            JdbcBench.class
+        })
 public final class BenchMain implements Callable<Integer> {
     @Override
     public Integer call() {

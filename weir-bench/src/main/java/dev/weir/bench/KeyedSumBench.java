@@ -149,6 +149,9 @@ public final class KeyedSumBench implements Callable<Integer> {
         var job = pipeline.start();
         JobResult result = job.await();
         List<CheckpointStats> checkpoints = job.checkpointStats();
+        if (failRecord == 0 && sinkKind.equals("file")) {
+            OutputCheck.expectLines(dir.resolve("out"), n);
+        }
         deleteRecursively(dir);
         if (failRecord == 0 && sinkKind.equals("discard") && sink.count() != n) {
             throw new IllegalStateException("expected " + n + " updates, sink saw " + sink.count());

@@ -53,6 +53,7 @@ public final class Pipeline {
     private Path fromSavepoint;
     private boolean allowNonRestoredState;
     private long seed = 42;
+    private boolean localRecovery = true;
     private Guarantee required;
 
     private Pipeline(String name) {
@@ -134,6 +135,18 @@ public final class Pipeline {
      */
     public Pipeline allowNonRestoredState(boolean allow) {
         this.allowNonRestoredState = allow;
+        return this;
+    }
+
+    /**
+     * Local recovery (default on): a restart within this process rebuilds keyed state from the
+     * in-memory copy each task took for the checkpoint being restored, instead of decoding the
+     * checkpoint files, which makes recovery with large state much faster. Costs the memory of
+     * those copies (arrays of references, and values replaced since the newest complete
+     * checkpoint). Restores in a new process always read the files.
+     */
+    public Pipeline localRecovery(boolean enabled) {
+        this.localRecovery = enabled;
         return this;
     }
 
@@ -279,7 +292,10 @@ public final class Pipeline {
                         fromSavepoint,
                         allowNonRestoredState,
                         System::nanoTime,
-                        seed));
+                        seed,
+                        localRecovery && checkpointing
+                                ? new dev.weir.internal.runtime.LocalStateCache()
+                                : null));
     }
 
     /**

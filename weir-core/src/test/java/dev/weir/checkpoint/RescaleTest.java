@@ -50,6 +50,10 @@ class RescaleTest {
             throws Exception {
         JobHandle job = job(parallelism, from, sink, 300_000).start();
         while (sink.results().size() < (from == null ? 50_000 : 150_000)) {
+            if (job.isDone()) {
+                job.await(); // it ended early: throws its failure
+                throw new AssertionError("the job ended before the savepoint was taken");
+            }
             Thread.onSpinWait();
         }
         CheckpointStats savepoint = job.stopWithSavepoint(dir).get(30, TimeUnit.SECONDS);

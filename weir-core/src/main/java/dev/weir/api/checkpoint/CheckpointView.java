@@ -4,7 +4,7 @@ import dev.weir.api.codec.Codec;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.checkpoint.StateFiles.OperatorState;
 import dev.weir.internal.state.HeapKeyedStateBackend.RawEntry;
-import dev.weir.internal.state.HeapKeyedStateBackend.RawKeyedState;
+import dev.weir.internal.state.RawKeyedState;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashMap;

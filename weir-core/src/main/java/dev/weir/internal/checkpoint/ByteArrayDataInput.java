@@ -30,6 +30,11 @@ public final class ByteArrayDataInput implements DataInput {
         return this;
     }
 
+    /** Index in the buffer of the next byte to read. */
+    public int position() {
+        return position;
+    }
+
     private void need(int bytes) throws EOFException {
         if (limit - position < bytes) {
             throw new EOFException(

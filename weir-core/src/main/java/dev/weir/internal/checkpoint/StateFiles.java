@@ -4,10 +4,7 @@ import dev.weir.api.checkpoint.CheckpointCorruptedException;
 import dev.weir.api.codec.Codecs;
 import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
 import dev.weir.internal.state.HeapKeyedStateBackend.Kind;
-import dev.weir.internal.state.HeapKeyedStateBackend.RawEntry;
-import dev.weir.internal.state.HeapKeyedStateBackend.RawKeyedState;
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
+import dev.weir.internal.state.RawKeyedState;
 import java.io.DataOutput;
 import java.io.EOFException;
 import java.io.IOException;
@@ -34,7 +31,8 @@ import java.util.zip.CRC32C;
  * int operators, (UTF name, int subtask, int parallelism,
  *                 int operatorStateLength (-1 = none), bytes,
  *                 boolean keyed, [int states, (UTF name, byte kind)*,
- *                                 int entries, (int keyGroup, auto-encoded key,
+ *                                 int entries, int entriesLength (bytes, version 2+),
+ *                                 (int keyGroup, auto-encoded key,
  *                                               (int length (-1 = absent), bytes)* )*])*,
  * int CRC32C of everything before it
  * </pre>
@@ -44,7 +42,7 @@ import java.util.zip.CRC32C;
  */
 public final class StateFiles {
     static final int MAGIC = 0x57454952;
-    static final short VERSION = 1;
+    static final short VERSION = 2;
 
     private StateFiles() {}
 
@@ -91,7 +89,7 @@ public final class StateFiles {
         }
     }
 
-    static byte[] readBlob(DataInputStream in) throws IOException {
+    static byte[] readBlob(java.io.DataInput in) throws IOException {
         int length = in.readInt();
         if (length == -1) {
             return null;
@@ -131,13 +129,13 @@ public final class StateFiles {
         if ((int) crc.getValue() != stored) {
             throw new CheckpointCorruptedException(path, "its trailing CRC32C does not match");
         }
-        try (DataInputStream in =
-                new DataInputStream(new ByteArrayInputStream(bytes, 0, bytes.length - 4))) {
+        try {
+            ByteArrayDataInput in = new ByteArrayDataInput().reset(bytes, 0, bytes.length - 4);
             if (in.readInt() != MAGIC) {
                 throw new CheckpointCorruptedException(path, "not a Weir state file (bad magic)");
             }
             short version = in.readShort();
-            if (version != VERSION) {
+            if (version != VERSION && version != 1) {
                 throw new CheckpointCorruptedException(
                         path,
                         "format version "
@@ -166,7 +164,7 @@ public final class StateFiles {
                 int subtask = in.readInt();
                 int parallelism = in.readInt();
                 byte[] operatorState = readBlob(in);
-                RawKeyedState keyed = in.readBoolean() ? readKeyed(in) : null;
+                RawKeyedState keyed = in.readBoolean() ? readKeyed(in, bytes, version) : null;
                 operators.add(new OperatorState(name, subtask, parallelism, operatorState, keyed));
             }
             return new TaskState(taskName, sourceName, offsets, readerStates, operators);
@@ -180,7 +178,8 @@ public final class StateFiles {
         }
     }
 
-    private static RawKeyedState readKeyed(DataInputStream in) throws IOException {
+    private static RawKeyedState readKeyed(ByteArrayDataInput in, byte[] bytes, short version)
+            throws IOException {
         int stateCount = in.readInt();
         List<String> names = new ArrayList<>();
         List<Kind> kinds = new ArrayList<>();
@@ -188,18 +187,7 @@ public final class StateFiles {
             names.add(in.readUTF());
             kinds.add(Kind.values()[in.readByte()]);
         }
-        int entryCount = in.readInt();
-        List<RawEntry> entries = new ArrayList<>(entryCount);
-        for (int i = 0; i < entryCount; i++) {
-            int keyGroup = in.readInt();
-            Object key = Codecs.auto().decode(in);
-            byte[][] values = new byte[stateCount][];
-            for (int s = 0; s < stateCount; s++) {
-                values[s] = readBlob(in);
-            }
-            entries.add(new RawEntry(keyGroup, key, values));
-        }
-        return new RawKeyedState(names, kinds, entries);
+        return RawKeyedState.read(in, bytes, names, kinds, version >= 2);
     }
 
     /** Reads a whole file; a missing or unreadable file is a corruption naming it. */

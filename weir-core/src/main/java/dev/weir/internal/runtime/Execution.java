@@ -159,7 +159,8 @@ public final class Execution {
                             builder.writers,
                             coordinator,
                             mode,
-                            restore));
+                            restore,
+                            settings.localState()));
         }
         List<SpscChannel> inputs = new ArrayList<>();
         for (Edge edge : vertex.inputs()) {
@@ -184,7 +185,8 @@ public final class Execution {
                         builder.writers,
                         coordinator,
                         mode,
-                        restore));
+                        restore,
+                        settings.localState()));
     }
 
     private static SourceContext sourceContext(int subtask, int parallelism, LongSupplier clock) {

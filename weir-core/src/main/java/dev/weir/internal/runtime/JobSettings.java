@@ -29,4 +29,5 @@ public record JobSettings(
         Path fromSavepoint,
         boolean allowNonRestoredState,
         LongSupplier nanoClock,
-        long seed) {}
+        long seed,
+        LocalStateCache localState) {}

@@ -6,8 +6,8 @@ import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.JobGraph.ChainNode;
 import dev.weir.internal.graph.JobGraph.Vertex;
 import dev.weir.internal.graph.Node;
-import dev.weir.internal.state.HeapKeyedStateBackend.RawKeyedState;
 import dev.weir.internal.state.KeyGroups;
+import dev.weir.internal.state.RawKeyedState;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -52,7 +52,7 @@ final class RestoreAssignment {
             for (OperatorState state : entry.getValue()) {
                 hasState |=
                         state.operatorState() != null
-                                || (state.keyed() != null && !state.keyed().entries().isEmpty());
+                                || (state.keyed() != null && state.keyed().entryCount() > 0);
             }
             if (hasState && !nodes.containsKey(entry.getKey())) {
                 unmapped.add("operator '" + entry.getKey() + "'");
@@ -138,6 +138,6 @@ final class RestoreAssignment {
         }
         Map<String, byte[]> states =
                 restored.readerStates().getOrDefault(vertex.head().node().name(), Map.of());
-        return new TaskRestore(offsets, states, operators);
+        return new TaskRestore(restored.id(), offsets, states, operators);
     }
 }

@@ -4,7 +4,7 @@ import dev.weir.api.checkpoint.CheckpointingMode;
 import dev.weir.internal.checkpoint.TaskSnapshot;
 import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
 import dev.weir.internal.state.HeapKeyedStateBackend;
-import dev.weir.internal.state.HeapKeyedStateBackend.RawKeyedState;
+import dev.weir.internal.state.RawKeyedState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +57,7 @@ public final class Task {
     private final CheckpointCoordinator coordinator;
     private final CheckpointingMode mode;
     private final TaskRestore restore;
+    private final LocalStateCache localState;
     private final ConcurrentLinkedQueue<ControlEvent.Barrier> triggers =
             new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Long> completed = new ConcurrentLinkedQueue<>();
@@ -82,7 +83,8 @@ public final class Task {
             List<RecordWriter> writers,
             CheckpointCoordinator coordinator,
             CheckpointingMode mode,
-            TaskRestore restore) {}
+            TaskRestore restore,
+            LocalStateCache localState) {}
 
     Task(Parts parts) {
         this.index = parts.index();
@@ -99,6 +101,7 @@ public final class Task {
         this.coordinator = parts.coordinator();
         this.mode = parts.mode();
         this.restore = parts.restore();
+        this.localState = parts.localState();
     }
 
     public String name() {
@@ -182,17 +185,24 @@ public final class Task {
     private void open() throws Exception {
         for (int i = 0; i < operators.size(); i++) {
             OperatorContext context = contexts.get(i);
-            if (i < restore.operators().size()) {
-                TaskRestore.OperatorRestore restored = restore.operators().get(i);
-                HeapKeyedStateBackend keyed = context.keyedState();
-                if (keyed != null) {
+            TaskRestore.OperatorRestore restored =
+                    i < restore.operators().size() ? restore.operators().get(i) : null;
+            if (restored != null) {
+                operators.get(i).restoreOperatorState(restored.operatorStates());
+            }
+            operators.get(i).open(context);
+            // Keyed state after open: states the function declared there are decoded straight
+            // into place; any declared later wait, encoded, for their declaration.
+            HeapKeyedStateBackend keyed = context.keyedState();
+            if (restored != null && keyed != null) {
+                HeapKeyedStateBackend.KeyedCopy local =
+                        localState == null ? null : localState.get(context, restore.checkpointId());
+                if (local == null || !keyed.restoreFrom(local)) {
                     for (RawKeyedState raw : restored.keyed()) {
                         keyed.restore(raw, restored.firstKeyGroup(), restored.lastKeyGroup());
                     }
                 }
-                operators.get(i).restoreOperatorState(restored.operatorStates());
             }
-            operators.get(i).open(context);
         }
         if (source != null) {
             source.open(restore.offsets(), restore.readerStates());
@@ -204,6 +214,13 @@ public final class Task {
         while ((id = completed.poll()) != null) {
             for (StreamOperator operator : operators) {
                 operator.notifyCheckpointComplete(id);
+            }
+            if (localState != null) {
+                for (OperatorContext context : contexts) {
+                    if (context.keyedState() != null) {
+                        localState.completed(context, id);
+                    }
+                }
             }
         }
     }
@@ -296,13 +313,17 @@ public final class Task {
         for (int i = 0; i < operators.size(); i++) {
             OperatorContext context = contexts.get(i);
             HeapKeyedStateBackend keyed = context.keyedState();
+            HeapKeyedStateBackend.KeyedCopy copy = keyed == null ? null : keyed.copy();
+            if (copy != null && localState != null) {
+                localState.put(context, checkpointId, copy);
+            }
             states.add(
                     new OperatorSnapshot(
                             context.operatorName(),
                             context.subtaskIndex(),
                             context.parallelism(),
                             operators.get(i).snapshotOperatorState(checkpointId),
-                            keyed == null ? null : keyed.copy()));
+                            copy));
         }
         Map<String, Long> offsets = source == null ? Map.of() : source.positions();
         Map<String, byte[]> readerStates = source == null ? Map.of() : source.states();
@@ -378,6 +399,11 @@ public final class Task {
                 source.close();
             } catch (Exception e) {
                 first = e;
+            }
+        }
+        for (OperatorContext context : contexts) {
+            if (context != null && context.keyedState() != null) {
+                context.keyedState().clear(); // let a restart's restore have the memory
             }
         }
         for (StreamOperator operator : operators) {

@@ -1,6 +1,6 @@
 package dev.weir.internal.runtime;
 
-import dev.weir.internal.state.HeapKeyedStateBackend.RawKeyedState;
+import dev.weir.internal.state.RawKeyedState;
 import java.util.List;
 import java.util.Map;
 
@@ -8,11 +8,13 @@ import java.util.Map;
  * What one task restores before it opens: source positions, and per operator (by position in the
  * chain) its keyed state and non-keyed state.
  *
+ * @param checkpointId the id of the checkpoint or savepoint restored, -1 for none
  * @param offsets position per split of the task's source
  * @param readerStates reader state per split of the task's source
  * @param operators per chained operator, in the task's order
  */
 record TaskRestore(
+        long checkpointId,
         Map<String, Long> offsets,
         Map<String, byte[]> readerStates,
         List<OperatorRestore> operators) {
@@ -30,5 +32,5 @@ record TaskRestore(
             int lastKeyGroup,
             List<byte[]> operatorStates) {}
 
-    static final TaskRestore NONE = new TaskRestore(Map.of(), Map.of(), List.of());
+    static final TaskRestore NONE = new TaskRestore(-1, Map.of(), Map.of(), List.of());
 }

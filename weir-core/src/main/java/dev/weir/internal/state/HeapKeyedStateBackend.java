@@ -6,8 +6,8 @@ import dev.weir.api.state.KeyedStateStore;
 import dev.weir.api.state.ListState;
 import dev.weir.api.state.MapState;
 import dev.weir.api.state.ValueState;
+import dev.weir.internal.checkpoint.ByteArrayDataInput;
 import dev.weir.internal.checkpoint.ByteArrayDataOutput;
-import java.io.DataOutput;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,37 +19,16 @@ import java.util.Map;
 /**
  * Keyed state of one operator subtask, on the heap.
  *
- * <p>All declared states of a key live in one {@link Slot}, so scoping a record to its key costs
- * one hash lookup whatever the number of states. Each slot remembers its key group, which is what
- * checkpoints partition by. Single-threaded: only the owning task touches it.
+ * <p>Columnar: keys get dense indices in the order they first appear; {@code keys[i]}, {@code
+ * groups[i]} (the key group, which checkpoints partition by) and one column per declared state,
+ * {@code columns[s][i]}, hold key {@code i}'s data, and an open-addressing table of ints maps a key
+ * to its index. Scoping a record to its key costs one probe whatever the number of states; a key
+ * costs its own object and its values' objects plus a few array slots (no entry, slot or array
+ * object per key), which keeps large state cheap for the garbage collector, and a snapshot copy is
+ * a handful of array copies. Keys are never removed (a cleared value is null). Single-threaded:
+ * only the owning task touches it.
  */
 public final class HeapKeyedStateBackend implements KeyedStateStore {
-    /** One key's state values, indexed by the order in which states were declared. */
-    public static final class Slot {
-        final int keyGroup;
-        Object[] values;
-
-        Slot(int keyGroup, int stateCount) {
-            this.keyGroup = keyGroup;
-            this.values = new Object[stateCount];
-        }
-
-        public int keyGroup() {
-            return keyGroup;
-        }
-
-        Object get(int index) {
-            return index < values.length ? values[index] : null;
-        }
-
-        void set(int index, Object value) {
-            if (index >= values.length) {
-                values = Arrays.copyOf(values, index + 1);
-            }
-            values[index] = value;
-        }
-    }
-
     /** What kind of handle a declared state is. */
     public enum Kind {
         VALUE,
@@ -69,56 +48,152 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
      */
     public record RawEntry(int keyGroup, Object key, byte[][] values) {}
 
-    /**
-     * Keyed state read from a checkpoint, values still encoded.
-     *
-     * @param names the declared state names when the snapshot was taken
-     * @param kinds their kinds
-     * @param entries one per key, sorted by key group
-     */
-    public record RawKeyedState(List<String> names, List<Kind> kinds, List<RawEntry> entries) {}
+    /** A restored value whose state is not declared yet: key index, kind, bytes. */
+    private record PendingValue(int key, Kind kind, byte[] bytes) {}
 
-    private record PendingValue(Slot slot, Kind kind, byte[] bytes) {}
+    private static final Object[][] NO_COLUMNS = new Object[0][];
 
     private final int maxParallelism;
-    private final Map<Object, Slot> slots = new HashMap<>();
     private final List<Declaration> declarations = new ArrayList<>();
     private final Map<String, List<PendingValue>> pending = new HashMap<>();
-    private Slot current;
+
+    private Object[] keys = new Object[16];
+    private int[] groups = new int[16];
+    private Object[][] columns = NO_COLUMNS;
+    private int size;
+
+    /** Open addressing, linear probing: index + 1 of the key, 0 = empty. */
+    private int[] table = new int[32];
+
+    /** 32 - log2(table.length). */
+    private int shift = 27;
+
+    private int current = -1;
     private Object currentKey;
 
     public HeapKeyedStateBackend(int maxParallelism) {
         this.maxParallelism = maxParallelism;
     }
 
+    /** Number of keys with state. */
+    public int size() {
+        return size;
+    }
+
+    /**
+     * The key's home position in the table. Not the key-group hash's low bits: a subtask holds only
+     * keys whose {@code mix(hash) % maxParallelism} falls in its range, so those bits are skewed
+     * and linear probing would pile up; Fibonacci hashing takes the top bits of the product, which
+     * depend on every bit of the hash.
+     */
+    private int home(Object key) {
+        return (KeyGroups.mix(key.hashCode()) * 0x9E3779B9) >>> shift;
+    }
+
+    private int find(Object key) {
+        int mask = table.length - 1;
+        for (int at = home(key); ; at = (at + 1) & mask) {
+            int entry = table[at];
+            if (entry == 0) {
+                return -1;
+            }
+            Object candidate = keys[entry - 1];
+            if (candidate == key || candidate.equals(key)) {
+                return entry - 1;
+            }
+        }
+    }
+
+    /** Adds {@code key} (absent) and returns its index. */
+    private int insert(Object key, int group) {
+        if (size == keys.length) {
+            int capacity = keys.length * 2;
+            keys = Arrays.copyOf(keys, capacity);
+            groups = Arrays.copyOf(groups, capacity);
+            for (int s = 0; s < columns.length; s++) {
+                columns[s] = Arrays.copyOf(columns[s], capacity);
+            }
+        }
+        int index = size++;
+        keys[index] = key;
+        groups[index] = group;
+        if (size * 2 > table.length) {
+            rebuildTable(table.length * 2);
+        } else {
+            place(index);
+        }
+        return index;
+    }
+
+    private void place(int index) {
+        int mask = table.length - 1;
+        int at = home(keys[index]);
+        while (table[at] != 0) {
+            at = (at + 1) & mask;
+        }
+        table[at] = index + 1;
+    }
+
+    private void rebuildTable(int capacity) {
+        table = new int[capacity];
+        shift = Integer.numberOfLeadingZeros(capacity) + 1;
+        for (int i = 0; i < size; i++) {
+            place(i);
+        }
+    }
+
+    private static int powerOfTwoAtLeast(int n) {
+        return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
+    }
+
+    /** Makes room for at least {@code more} further keys at once (restores know their count). */
+    private void reserve(int more) {
+        int needed = size + more;
+        if (needed > keys.length) {
+            int capacity = powerOfTwoAtLeast(needed);
+            keys = Arrays.copyOf(keys, capacity);
+            groups = Arrays.copyOf(groups, capacity);
+            for (int s = 0; s < columns.length; s++) {
+                columns[s] = Arrays.copyOf(columns[s], capacity);
+            }
+        }
+        if (needed * 2 > table.length) {
+            rebuildTable(powerOfTwoAtLeast(needed * 2));
+        }
+    }
+
     /** Scopes every state handle to {@code key} until the next call. */
     public void setCurrentKey(Object key) {
         currentKey = key;
-        current = slots.get(key);
+        current = find(key);
     }
 
-    private Slot currentSlotForWrite() {
-        Slot slot = current;
-        if (slot == null) {
+    private int currentForWrite() {
+        int index = current;
+        if (index < 0) {
             if (currentKey == null) {
                 throw new IllegalStateException("keyed state used outside of processing a record");
             }
-            slot = new Slot(KeyGroups.keyGroupOf(currentKey, maxParallelism), declarations.size());
-            slots.put(currentKey, slot);
-            current = slot;
+            index = insert(currentKey, KeyGroups.keyGroupOf(currentKey, maxParallelism));
+            current = index;
         }
-        return slot;
+        return index;
     }
 
-    private Object read(int index) {
-        Slot slot = current;
-        return slot == null ? null : slot.get(index);
+    private Object read(int state) {
+        int index = current;
+        return index < 0 ? null : columns[state][index];
     }
 
-    private void clearValue(int index) {
-        Slot slot = current;
-        if (slot != null) {
-            slot.set(index, null);
+    private void write(int state, Object value) {
+        int index = currentForWrite(); // first: it may grow the columns
+        columns[state][index] = value;
+    }
+
+    private void clearValue(int state) {
+        int index = current;
+        if (index >= 0) {
+            columns[state][index] = null;
         }
     }
 
@@ -131,80 +206,175 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         }
         Declaration declaration = new Declaration(name, kind, codec, valueCodec);
         declarations.add(declaration);
-        int index = declarations.size() - 1;
+        int state = declarations.size() - 1;
+        columns = Arrays.copyOf(columns, state + 1);
+        columns[state] = new Object[keys.length];
         List<PendingValue> restored = pending.remove(name);
         if (restored != null) {
+            ByteArrayDataInput in = new ByteArrayDataInput();
             for (PendingValue value : restored) {
-                if (value.kind() != kind) {
-                    throw new IllegalStateException(
-                            "state '"
-                                    + name
-                                    + "' is a "
-                                    + value.kind()
-                                    + " state in the checkpoint but is now declared as "
-                                    + kind
-                                    + "; keep the kind, or give the new state another name");
-                }
-                value.slot().set(index, StateValues.decode(declaration, value.bytes()));
+                checkKind(declaration, value.kind());
+                in.reset(value.bytes(), 0, value.bytes().length);
+                columns[state][value.key()] = StateValues.decode(declaration, in);
             }
         }
-        return index;
+        return state;
     }
 
     /**
-     * Adds the entries of {@code raw} whose key group is within {@code firstGroup..lastGroup};
-     * their values are decoded when the operator declares each state. Call before the operator
-     * opens.
+     * Adds the entries of {@code raw} whose key group is within {@code firstGroup..lastGroup}.
+     * Values of states already declared are decoded straight into place; the others wait, encoded,
+     * for their declaration.
      */
     public void restore(RawKeyedState raw, int firstGroup, int lastGroup) {
-        for (RawEntry entry : raw.entries()) {
-            if (entry.keyGroup() < firstGroup || entry.keyGroup() > lastGroup) {
-                continue;
-            }
-            Slot slot = new Slot(entry.keyGroup(), 0);
-            if (slots.put(entry.key(), slot) != null) {
-                throw new IllegalStateException(
-                        "key " + entry.key() + " appears twice in the restored state");
-            }
-            for (int s = 0; s < raw.names().size(); s++) {
-                byte[] bytes = entry.values()[s];
-                if (bytes != null) {
-                    pending.computeIfAbsent(raw.names().get(s), n -> new ArrayList<>())
-                            .add(new PendingValue(slot, raw.kinds().get(s), bytes));
+        int width = raw.names().size();
+        int[] column = new int[width];
+        for (int s = 0; s < width; s++) {
+            column[s] = -1;
+            for (int d = 0; d < declarations.size(); d++) {
+                if (declarations.get(d).name().equals(raw.names().get(s))) {
+                    column[s] = d;
+                    checkKind(declarations.get(d), raw.kinds().get(s));
                 }
             }
         }
+        reserve(raw.entryCount(firstGroup, lastGroup));
+        ByteArrayDataInput in = new ByteArrayDataInput();
+        raw.forEach(
+                firstGroup,
+                lastGroup,
+                (group, key, buffer, offsets, lengths) -> {
+                    if (find(key) >= 0) {
+                        throw new IllegalStateException(
+                                "key " + key + " appears twice in the restored state");
+                    }
+                    int index = insert(key, group);
+                    for (int s = 0; s < width; s++) {
+                        if (lengths[s] < 0) {
+                            continue;
+                        }
+                        if (column[s] >= 0) {
+                            in.reset(buffer, offsets[s], lengths[s]);
+                            columns[column[s]][index] =
+                                    StateValues.decode(declarations.get(column[s]), in);
+                        } else {
+                            byte[] bytes =
+                                    Arrays.copyOfRange(buffer, offsets[s], offsets[s] + lengths[s]);
+                            pending.computeIfAbsent(raw.names().get(s), n -> new ArrayList<>())
+                                    .add(new PendingValue(index, raw.kinds().get(s), bytes));
+                        }
+                    }
+                });
+    }
+
+    private static void checkKind(Declaration declaration, Kind restored) {
+        if (restored != declaration.kind()) {
+            throw new IllegalStateException(
+                    "state '"
+                            + declaration.name()
+                            + "' is a "
+                            + restored
+                            + " state in the checkpoint but is now declared as "
+                            + declaration.kind()
+                            + "; keep the kind, or give the new state another name");
+        }
+    }
+
+    /**
+     * Rebuilds the state from {@code copy}, taken by a subtask with the same key groups, as the
+     * checkpoint it was taken for holds it: keys and values are shared (values are immutable), map
+     * and list containers are copied. Returns false, changing nothing, unless the backend is empty
+     * and every state of the copy is declared here with the same kind; the caller then restores
+     * from the checkpoint files.
+     */
+    public boolean restoreFrom(KeyedCopy copy) {
+        if (size != 0 || !pending.isEmpty()) {
+            return false;
+        }
+        int[] column = new int[copy.declarations.size()];
+        for (int s = 0; s < column.length; s++) {
+            Declaration old = copy.declarations.get(s);
+            column[s] = -1;
+            for (int d = 0; d < declarations.size(); d++) {
+                if (declarations.get(d).name().equals(old.name())
+                        && declarations.get(d).kind() == old.kind()) {
+                    column[s] = d;
+                }
+            }
+            if (column[s] < 0) {
+                return false;
+            }
+        }
+        int n = copy.keys.length;
+        int capacity = Math.max(16, powerOfTwoAtLeast(n));
+        keys = Arrays.copyOf(copy.keys, capacity);
+        groups = Arrays.copyOf(copy.groups, capacity);
+        for (int d = 0; d < columns.length; d++) {
+            columns[d] = new Object[capacity];
+        }
+        for (int s = 0; s < column.length; s++) {
+            Object[] values = columns[column[s]];
+            System.arraycopy(copy.columns[s], 0, values, 0, n);
+            if (copy.declarations.get(s).kind() != Kind.VALUE) {
+                for (int i = 0; i < n; i++) {
+                    if (values[i] instanceof Map<?, ?> map) {
+                        values[i] = new HashMap<>(map);
+                    } else if (values[i] instanceof List<?> list) {
+                        values[i] = new ArrayList<>(list);
+                    }
+                }
+            }
+        }
+        size = n;
+        rebuildTable(Math.max(32, powerOfTwoAtLeast(2 * n)));
+        current = -1;
+        currentKey = null;
+        return true;
+    }
+
+    /** Drops every key's state (the task is closed; its state is no longer needed). */
+    public void clear() {
+        keys = new Object[16];
+        groups = new int[16];
+        for (int s = 0; s < columns.length; s++) {
+            columns[s] = new Object[16];
+        }
+        table = new int[32];
+        shift = 27;
+        size = 0;
+        pending.clear();
+        current = -1;
+        currentKey = null;
     }
 
     /**
      * Copies every key's state so a checkpoint can serialise it on another thread while the task
      * goes on: value states are shared (they must be treated as immutable), map and list states are
-     * copied. Costs one pass over the keys on the task's thread.
+     * copied. Costs a few array copies on the task's thread, plus one pass per map or list state.
      */
     public KeyedCopy copy() {
-        int n = slots.size();
-        int width = declarations.size();
-        Object[] keys = new Object[n];
-        int[] groups = new int[n];
-        Object[] values = new Object[n * width];
-        int i = 0;
-        for (Map.Entry<Object, Slot> entry : slots.entrySet()) {
-            Slot slot = entry.getValue();
-            keys[i] = entry.getKey();
-            groups[i] = slot.keyGroup;
-            Object[] own = slot.values;
-            for (int s = 0; s < width && s < own.length; s++) {
-                Object value = own[s];
-                if (value instanceof Map<?, ?> map) {
-                    value = new HashMap<>(map);
-                } else if (value instanceof List<?> list) {
-                    value = new ArrayList<>(list);
+        int n = size;
+        Object[][] copied = new Object[declarations.size()][];
+        for (int s = 0; s < copied.length; s++) {
+            Object[] values = Arrays.copyOf(columns[s], n);
+            if (declarations.get(s).kind() != Kind.VALUE) {
+                for (int i = 0; i < n; i++) {
+                    Object value = values[i];
+                    if (value instanceof Map<?, ?> map) {
+                        values[i] = new HashMap<>(map);
+                    } else if (value instanceof List<?> list) {
+                        values[i] = new ArrayList<>(list);
+                    }
                 }
-                values[i * width + s] = value;
             }
-            i++;
+            copied[s] = values;
         }
-        return new KeyedCopy(List.copyOf(declarations), keys, groups, values, maxParallelism);
+        return new KeyedCopy(
+                List.copyOf(declarations),
+                Arrays.copyOf(keys, n),
+                Arrays.copyOf(groups, n),
+                copied,
+                maxParallelism);
     }
 
     /** A point-in-time copy of keyed state, serialisable on any thread. */
@@ -212,24 +382,24 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         private final List<Declaration> declarations;
         private final Object[] keys;
         private final int[] groups;
-        private final Object[] values;
+        private final Object[][] columns;
         private final int keyGroups;
 
         KeyedCopy(
                 List<Declaration> declarations,
                 Object[] keys,
                 int[] groups,
-                Object[] values,
+                Object[][] columns,
                 int keyGroups) {
             this.declarations = declarations;
             this.keys = keys;
             this.groups = groups;
-            this.values = values;
+            this.columns = columns;
             this.keyGroups = keyGroups;
         }
 
         /** Writes the state section of a state file, entries sorted by key group. */
-        public void writeTo(DataOutput out) throws IOException {
+        public void writeTo(ByteArrayDataOutput out) throws IOException {
             int width = declarations.size();
             out.writeInt(width);
             for (Declaration d : declarations) {
@@ -237,13 +407,15 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
                 out.writeByte(d.kind().ordinal());
             }
             out.writeInt(keys.length);
+            int lengthAt = out.size();
+            out.writeInt(0); // the entries' length in bytes, patched below: readers skip them
             Codec<Object> keyCodec = Codecs.auto();
             ByteArrayDataOutput scratch = new ByteArrayDataOutput(64);
             for (int i : orderByKeyGroup()) {
                 out.writeInt(groups[i]);
                 keyCodec.encode(keys[i], out);
                 for (int s = 0; s < width; s++) {
-                    Object value = values[i * width + s];
+                    Object value = columns[s][i];
                     if (value == null) {
                         out.writeInt(-1);
                     } else {
@@ -254,6 +426,12 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
                     }
                 }
             }
+            int length = out.size() - lengthAt - 4;
+            byte[] buffer = out.buffer();
+            buffer[lengthAt] = (byte) (length >>> 24);
+            buffer[lengthAt + 1] = (byte) (length >>> 16);
+            buffer[lengthAt + 2] = (byte) (length >>> 8);
+            buffer[lengthAt + 3] = (byte) length;
         }
 
         /** Indices of the keys sorted by key group: a counting sort, O(keys + key groups). */
@@ -289,7 +467,7 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
                     throw new NullPointerException(
                             "ValueState '" + name + "'.update(null); use clear() to remove");
                 }
-                currentSlotForWrite().set(index, value);
+                write(index, value);
             }
 
             @Override
@@ -310,11 +488,11 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
 
             @SuppressWarnings("unchecked")
             private Map<K, V> mapForWrite() {
-                Slot slot = currentSlotForWrite();
-                Map<K, V> map = (Map<K, V>) slot.get(index);
+                int key = currentForWrite();
+                Map<K, V> map = (Map<K, V>) columns[index][key];
                 if (map == null) {
                     map = new HashMap<>();
-                    slot.set(index, map);
+                    columns[index][key] = map;
                 }
                 return map;
             }
@@ -369,11 +547,11 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
             @Override
             @SuppressWarnings("unchecked")
             public void add(T value) {
-                Slot slot = currentSlotForWrite();
-                List<T> list = (List<T>) slot.get(index);
+                int key = currentForWrite();
+                List<T> list = (List<T>) columns[index][key];
                 if (list == null) {
                     list = new ArrayList<>();
-                    slot.set(index, list);
+                    columns[index][key] = list;
                 }
                 list.add(value);
             }
@@ -386,7 +564,7 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
 
             @Override
             public void update(List<T> values) {
-                currentSlotForWrite().set(index, new ArrayList<>(values));
+                write(index, new ArrayList<>(values));
             }
 
             @Override

@@ -1,8 +1,6 @@
 package dev.weir.internal.state;
 
 import dev.weir.internal.state.HeapKeyedStateBackend.Declaration;
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -47,8 +45,8 @@ final class StateValues {
         }
     }
 
-    static Object decode(Declaration declaration, byte[] bytes) {
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+    static Object decode(Declaration declaration, java.io.DataInput in) {
+        try {
             switch (declaration.kind()) {
                 case VALUE:
                     return declaration.codec().decode(in);

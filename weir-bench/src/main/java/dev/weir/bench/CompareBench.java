@@ -1,0 +1,233 @@
+package dev.weir.bench;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Runs the Weir-vs-Flink matrix: each row is one job configuration, run {@code --runs} times per
+ * engine, alternating engines, each run in a fresh JVM with the same flags. Prints every run's
+ * line, then a table of medians with the Weir/Flink ratio per row, and each row as one {@code
+ * compare …} line. Throughput rows compare records/s (higher is better); the recovery row compares
+ * milliseconds from an injected task failure to the first record processed after the restore (lower
+ * is better).
+ */
+@Command(
+        name = "compare",
+        description = "Weir and Apache Flink side by side on the same jobs, as ratios.")
+public final class CompareBench implements Callable<Integer> {
+    @Option(names = "--n", description = "Records per throughput run (default ${DEFAULT-VALUE}).")
+    long n = 50_000_000;
+
+    @Option(names = "--p", description = "Parallelism of both engines (default ${DEFAULT-VALUE}).")
+    int p = 2;
+
+    @Option(names = "--runs", description = "Runs per engine and row (default ${DEFAULT-VALUE}).")
+    int runs = 3;
+
+    @Option(names = "--jvm", description = "Flags of every run's JVM (default '${DEFAULT-VALUE}').")
+    String jvmFlags = "-Xmx3g -XX:+UseParallelGC";
+
+    @Option(
+            names = "--recovery-keys",
+            description =
+                    "Keys of the recovery row: 5M keys ≈ 100 MB of state (default ${DEFAULT-VALUE}).")
+    long recoveryKeys = 5_000_000;
+
+    @Option(
+            names = "--rows",
+            split = ",",
+            description = "Rows to run, by number from 1 (default: all).")
+    List<Integer> only = new ArrayList<>();
+
+    /** One line of the matrix. */
+    record Row(String job, String mode, long keys, List<String> args, String metric) {}
+
+    List<Row> rows() {
+        List<Row> rows = new ArrayList<>();
+        for (long keys : new long[] {2, 100_000}) {
+            for (String mode : List.of("none", "alo", "eo")) {
+                rows.add(
+                        new Row(
+                                "keyed-sum",
+                                mode,
+                                keys,
+                                List.of(
+                                        "--n", "" + n, "--k", "" + keys, "--p", "" + p, "--mode",
+                                        mode),
+                                "records_per_s"));
+            }
+        }
+        for (long keys : new long[] {2, 100_000}) {
+            rows.add(
+                    new Row(
+                            "keyed-sum-to-file",
+                            "eo",
+                            keys,
+                            List.of(
+                                    "--n", "" + n, "--k", "" + keys, "--p", "" + p, "--mode", "eo",
+                                    "--sink", "file"),
+                            "records_per_s"));
+        }
+        long recoveryN = recoveryKeys * 8;
+        rows.add(
+                new Row(
+                        "recovery",
+                        "eo",
+                        recoveryKeys,
+                        List.of(
+                                "--n",
+                                "" + recoveryN,
+                                "--k",
+                                "" + recoveryKeys,
+                                "--p",
+                                "" + p,
+                                "--mode",
+                                "eo",
+                                "--fail-at",
+                                "" + (recoveryN * 3 / 4)),
+                        "recovery_ms"));
+        return rows;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        List<Row> rows = rows();
+        List<String> summary = new ArrayList<>();
+        StringBuilder table = new StringBuilder();
+        table.append("| # | job | mode | K | Weir | Flink | Weir/Flink |\n");
+        table.append("|---|---|---|---|---|---|---|\n");
+        for (int i = 0; i < rows.size(); i++) {
+            if (!only.isEmpty() && !only.contains(i + 1)) {
+                continue;
+            }
+            Row row = rows.get(i);
+            double[] weir = new double[runs];
+            double[] flink = new double[runs];
+            for (int run = 0; run < runs; run++) {
+                // Alternate which engine goes first, so drift on a shared machine hits both.
+                if (run % 2 == 0) {
+                    weir[run] = runOnce("keyed-sum", row);
+                    flink[run] = runOnce("flink-keyed-sum", row);
+                } else {
+                    flink[run] = runOnce("flink-keyed-sum", row);
+                    weir[run] = runOnce("keyed-sum", row);
+                }
+            }
+            double w = median(weir);
+            double f = median(flink);
+            boolean time = row.metric().equals("recovery_ms");
+            String unit = time ? " ms" : " rec/s";
+            table.append(
+                    String.format(
+                            Locale.ROOT,
+                            "| %d | %s | %s | %d | %s%s | %s%s | %.2f |%n",
+                            i + 1,
+                            row.job(),
+                            row.mode(),
+                            row.keys(),
+                            format(w, time),
+                            unit,
+                            format(f, time),
+                            unit,
+                            w / f));
+            summary.add(
+                    String.format(
+                            Locale.ROOT,
+                            "compare job=%s mode=%s K=%d weir=%.0f flink=%.0f ratio=%.2f%s",
+                            row.job(),
+                            row.mode(),
+                            row.keys(),
+                            w,
+                            f,
+                            w / f,
+                            time ? " unit=ms" : ""));
+            System.out.println(summary.get(summary.size() - 1));
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "%nMedians of %d runs per engine, each in a fresh JVM (%s), P=%d, N=%d;"
+                        + " throughput in records/s (Weir/Flink > 1: Weir faster), recovery in ms"
+                        + " (Weir/Flink < 1: Weir faster).%n%n",
+                runs,
+                jvmFlags,
+                p,
+                n);
+        System.out.print(table);
+        System.out.println();
+        summary.forEach(System.out::println);
+        return 0;
+    }
+
+    private static String format(double value, boolean time) {
+        return time
+                ? String.format(Locale.ROOT, "%.0f", value)
+                : String.format(Locale.ROOT, "%,.0f", value);
+    }
+
+    /** Runs one engine on one row in a fresh JVM; returns the row's metric. */
+    private double runOnce(String command, Row row) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(Arrays.asList(jvmFlags.trim().split("\\s+")));
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(BenchMain.class.getName());
+        cmd.add(command);
+        cmd.addAll(row.args());
+        Process process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String result = null;
+        List<String> output = new ArrayList<>();
+        try (BufferedReader reader =
+                new BufferedReader(
+                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = reader.readLine()) != null; ) {
+                output.add(line);
+                if (line.startsWith("engine=")) {
+                    result = line;
+                }
+            }
+        }
+        int status = process.waitFor();
+        if (status != 0 || result == null) {
+            throw new IllegalStateException(
+                    command
+                            + " "
+                            + row.args()
+                            + " failed (exit "
+                            + status
+                            + "):\n"
+                            + String.join(
+                                    "\n",
+                                    output.subList(
+                                            Math.max(0, output.size() - 30), output.size())));
+        }
+        System.out.println("  " + result);
+        Map<String, String> fields = new HashMap<>();
+        for (String part : result.split(" ")) {
+            int eq = part.indexOf('=');
+            if (eq > 0) {
+                fields.put(part.substring(0, eq), part.substring(eq + 1));
+            }
+        }
+        return Double.parseDouble(fields.get(row.metric()));
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted.length % 2 == 1
+                ? sorted[sorted.length / 2]
+                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    }
+}
