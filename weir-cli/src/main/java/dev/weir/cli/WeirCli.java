@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "weir 0.1.0",
         description = "Weir: an embeddable stream processor with end-to-end exactly-once.",
-        subcommands = {DemoCommand.class, LogCommand.class})
+        subcommands = {DemoCommand.class, LogCommand.class, VerifyCommand.class})
 public final class WeirCli implements Callable<Integer> {
     @Override
     public Integer call() {

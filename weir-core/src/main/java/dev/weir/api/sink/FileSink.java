@@ -2,6 +2,7 @@ package dev.weir.api.sink;
 
 import dev.weir.api.codec.Codec;
 import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.PowerCut;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -305,10 +306,20 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
                 return;
             }
             out.flush();
+            if (PowerCut.ON) {
+                PowerCut.created(dir.resolve(current));
+                PowerCut.wrote(dir.resolve(current), 0, bytes);
+            }
             channel.force(true);
+            if (PowerCut.ON) {
+                PowerCut.synced(dir.resolve(current), bytes);
+            }
             out.close();
             String pending = ".pending-" + current.substring(".inprogress-".length());
             Files.move(dir.resolve(current), dir.resolve(pending), StandardCopyOption.ATOMIC_MOVE);
+            if (PowerCut.ON) {
+                PowerCut.renamed(dir.resolve(current), dir.resolve(pending));
+            }
             rolled.add(pending);
             out = null;
             channel = null;
@@ -353,6 +364,9 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
                                     + " by hand?");
                 }
                 Files.move(pending, finished, StandardCopyOption.ATOMIC_MOVE);
+                if (PowerCut.ON) {
+                    PowerCut.renamed(pending, finished);
+                }
             }
             StateFiles.fsyncDirectory(dir);
         }

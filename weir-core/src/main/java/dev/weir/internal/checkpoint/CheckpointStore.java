@@ -85,9 +85,14 @@ public final class CheckpointStore {
      */
     public Optional<Path> latestComplete() {
         List<Long> ids = ids();
+        boolean skipNewest = dev.weir.internal.runtime.SeededBugs.FALLBACK_OLDER;
         for (int i = ids.size() - 1; i >= 0; i--) {
             Path candidate = checkpointDirectory(ids.get(i));
             if (Files.exists(candidate.resolve(Manifest.FILE_NAME))) {
+                if (skipNewest) {
+                    skipNewest = false; // the seeded bug: fall back past the newest
+                    continue;
+                }
                 return Optional.of(candidate);
             }
         }

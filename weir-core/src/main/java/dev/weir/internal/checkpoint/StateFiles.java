@@ -3,6 +3,9 @@ package dev.weir.internal.checkpoint;
 import dev.weir.api.checkpoint.CheckpointCorruptedException;
 import dev.weir.api.codec.Codecs;
 import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
+import dev.weir.internal.io.PowerCut;
+import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.internal.runtime.SeededBugs;
 import dev.weir.internal.state.HeapKeyedStateBackend.Kind;
 import dev.weir.internal.state.RawKeyedState;
 import java.io.DataOutput;
@@ -203,6 +206,17 @@ public final class StateFiles {
 
     /** Writes {@code bytes} to {@code path} and forces them to disk. */
     public static void writeDurably(Path path, byte[] bytes) throws IOException {
+        writeDurably(path, bytes, null);
+    }
+
+    /**
+     * Like {@link #writeDurably(Path, byte[])}, passing the fault points {@code <points>.mid-write}
+     * (half the bytes written) and {@code <points>.before-fsync} when {@code points} is not null.
+     */
+    public static void writeDurably(Path path, byte[] bytes, String points) throws IOException {
+        if (PowerCut.ON) {
+            PowerCut.created(path);
+        }
         try (FileChannel channel =
                 FileChannel.open(
                         path,
@@ -210,10 +224,27 @@ public final class StateFiles {
                         StandardOpenOption.TRUNCATE_EXISTING,
                         StandardOpenOption.WRITE)) {
             ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            if (points != null) {
+                buffer.limit(bytes.length / 2);
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
+                }
+                FaultPoints.reach(points + ".mid-write");
+                buffer.limit(bytes.length);
+            }
             while (buffer.hasRemaining()) {
                 channel.write(buffer);
             }
+            if (PowerCut.ON) {
+                PowerCut.wrote(path, 0, bytes.length);
+            }
+            if (points != null) {
+                FaultPoints.reach(points + ".before-fsync");
+            }
             channel.force(true);
+            if (PowerCut.ON) {
+                PowerCut.synced(path, bytes.length);
+            }
         }
     }
 
@@ -222,17 +253,36 @@ public final class StateFiles {
      * target, fsync of the directory so the rename itself is durable.
      */
     public static void writeAtomically(Path target, byte[] bytes) throws IOException {
+        writeAtomically(target, bytes, null);
+    }
+
+    /**
+     * Like {@link #writeAtomically(Path, byte[])}, passing the fault point {@code
+     * <point>.before-rename} (temporary file written and fsynced) when {@code point} is not null.
+     */
+    public static void writeAtomically(Path target, byte[] bytes, String point) throws IOException {
         Path temp = target.resolveSibling(target.getFileName() + ".tmp");
         writeDurably(temp, bytes);
+        if (point != null) {
+            FaultPoints.reach(point + ".before-rename");
+        }
         Files.move(
                 temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        fsyncDirectory(target.getParent());
+        if (PowerCut.ON) {
+            PowerCut.renamed(temp, target);
+        }
+        if (!SeededBugs.RENAME_WITHOUT_FSYNC) {
+            fsyncDirectory(target.getParent());
+        }
     }
 
     /** Forces a directory's entries (creations, renames) to disk. */
     public static void fsyncDirectory(Path directory) throws IOException {
         try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
             channel.force(true);
+        }
+        if (PowerCut.ON) {
+            PowerCut.directorySynced(directory);
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.weir.internal.log;
 import dev.weir.api.log.LogCorruptedException;
 import dev.weir.api.log.LogOptions;
 import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.PowerCut;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -103,6 +104,9 @@ public final class PartitionLog {
             segment.channel.truncate(validBytes);
             segment.channel.force(true);
             segment.size = validBytes;
+            if (PowerCut.ON) {
+                PowerCut.synced(segment.file, validBytes);
+            }
         }
     }
 
@@ -229,8 +233,12 @@ public final class PartitionLog {
         }
         buffer.flip();
         long writeAt = active.size;
+        long before = writeAt;
         while (buffer.hasRemaining()) {
             writeAt += active.channel.write(buffer, writeAt);
+        }
+        if (PowerCut.ON) {
+            PowerCut.wrote(active.file, before, writeAt);
         }
         active.records += payloads.size();
         active.size = position;
@@ -241,15 +249,22 @@ public final class PartitionLog {
 
     private void force() throws IOException {
         switch (options.fsync()) {
-            case EVERY_BATCH -> active.channel.force(false);
+            case EVERY_BATCH -> forceActive();
             case INTERVAL -> {
                 long now = System.nanoTime();
                 if (now - lastForceNanos >= options.fsyncInterval().toNanos()) {
-                    active.channel.force(false);
+                    forceActive();
                     lastForceNanos = now;
                 }
             }
             case NEVER -> {}
+        }
+    }
+
+    private void forceActive() throws IOException {
+        active.channel.force(false);
+        if (PowerCut.ON) {
+            PowerCut.synced(active.file, active.size);
         }
     }
 
@@ -283,11 +298,14 @@ public final class PartitionLog {
 
     /** Forces everything appended so far to disk. */
     public synchronized void flush() throws IOException {
-        active.channel.force(false);
+        forceActive();
     }
 
     private void roll() throws IOException {
         active.channel.force(true);
+        if (PowerCut.ON) {
+            PowerCut.synced(active.file, active.size);
+        }
         active.saveIndex();
         Segment next = new Segment(directory, nextOffset, true);
         segments.put(next.baseOffset, next);

@@ -7,6 +7,7 @@ import dev.weir.internal.checkpoint.ByteArrayDataInput;
 import dev.weir.internal.checkpoint.ByteArrayDataOutput;
 import dev.weir.internal.runtime.FaultPoints;
 import dev.weir.internal.runtime.OperatorContext;
+import dev.weir.internal.runtime.SeededBugs;
 import dev.weir.internal.runtime.StreamOperator;
 import dev.weir.internal.runtime.UserCodeException;
 import java.util.ArrayList;
@@ -58,7 +59,10 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator {
             writer.commit(committable);
         }
         FaultPoints.reach("sink.before-recover");
-        writer.recoverOwned(List.copyOf(restored), context.subtaskIndex(), context.parallelism());
+        if (!SeededBugs.SKIP_ABORT) {
+            writer.recoverOwned(
+                    List.copyOf(restored), context.subtaskIndex(), context.parallelism());
+        }
         restored.clear();
     }
 
@@ -76,7 +80,9 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator {
         FaultPoints.reach("sink.before-precommit");
         Object committable = writer.prepareCommit(checkpointId);
         FaultPoints.reach("sink.after-precommit");
-        if (committable != null) {
+        if (committable != null && SeededBugs.COMMIT_BEFORE_COMPLETE) {
+            writer.commit(committable);
+        } else if (committable != null) {
             pending.put(checkpointId, committable);
         }
         ByteArrayDataOutput out = new ByteArrayDataOutput(256);

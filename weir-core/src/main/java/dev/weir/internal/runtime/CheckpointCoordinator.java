@@ -259,7 +259,7 @@ final class CheckpointCoordinator {
         String fileName = "task-" + task.name().replace('#', '-') + ".state";
         try {
             FaultPoints.reach("snapshot.before-write");
-            StateFiles.writeDurably(directory.resolve(fileName), bytes);
+            StateFiles.writeDurably(directory.resolve(fileName), bytes, "snapshot");
         } catch (IOException | RuntimeException e) {
             abort(id, "writing " + fileName + " failed: " + e);
             return;
@@ -305,7 +305,9 @@ final class CheckpointCoordinator {
             FaultPoints.reach("checkpoint.all-acknowledged");
             StateFiles.fsyncDirectory(checkpoint.directory);
             StateFiles.writeAtomically(
-                    checkpoint.directory.resolve(Manifest.FILE_NAME), manifest.toBytes());
+                    checkpoint.directory.resolve(Manifest.FILE_NAME),
+                    manifest.toBytes(),
+                    "manifest");
             FaultPoints.reach("checkpoint.manifest-written");
         } catch (IOException | RuntimeException e) {
             abort(checkpoint.id, "writing its manifest failed: " + e);

@@ -183,6 +183,9 @@ public final class Task {
     }
 
     private void open() throws Exception {
+        if (restore != TaskRestore.NONE) {
+            FaultPoints.reach("restore.started");
+        }
         for (int i = 0; i < operators.size(); i++) {
             OperatorContext context = contexts.get(i);
             TaskRestore.OperatorRestore restored =

@@ -1,0 +1,35 @@
+package dev.weir.internal.runtime;
+
+/**
+ * Deliberate bugs for {@code weir verify}'s self-check, which proves that its checker catches real
+ * exactly-once violations. Off unless the JVM runs with {@code -Dweir.bug=<name>}; off, each is a
+ * test of a static final field, which the JIT removes. Never set it in production.
+ *
+ * <ul>
+ *   <li>{@code commit-before-complete}: a two-phase-commit sink commits at the barrier, before the
+ *       checkpoint is complete (a crash in between replays records already committed).
+ *   <li>{@code skip-abort}: a restarted two-phase-commit sink does not abort the transactions a
+ *       crashed run left behind (they linger as pending files or prepared transactions).
+ *   <li>{@code rename-without-fsync}: a manifest is renamed into place without a fsync of its
+ *       directory, so a power cut can take a completed checkpoint back after its commits ran.
+ *   <li>{@code fallback-older}: a restarted job restores the second newest complete checkpoint
+ *       (whose successor's commits already ran).
+ * </ul>
+ */
+public final class SeededBugs {
+    private static final String BUG = System.getProperty("weir.bug", "");
+
+    /** Commit at the barrier instead of after the checkpoint completes. */
+    public static final boolean COMMIT_BEFORE_COMPLETE = BUG.equals("commit-before-complete");
+
+    /** Skip aborting lingering transactions after a restart. */
+    public static final boolean SKIP_ABORT = BUG.equals("skip-abort");
+
+    /** Rename a manifest into place without forcing its directory (lost in a power cut). */
+    public static final boolean RENAME_WITHOUT_FSYNC = BUG.equals("rename-without-fsync");
+
+    /** Restore the second newest complete checkpoint. */
+    public static final boolean FALLBACK_OLDER = BUG.equals("fallback-older");
+
+    private SeededBugs() {}
+}
