@@ -58,7 +58,8 @@ public final class Verifier {
                     new String[] {"commit-before-complete", "sink.after-precommit:3"},
                     new String[] {"skip-abort", "sink.after-precommit:3"},
                     new String[] {"fallback-older", "sink.after-commit:4"},
-                    new String[] {"rename-without-fsync", "sink.after-commit:4+cut"});
+                    new String[] {"rename-without-fsync", "sink.after-commit:4+cut"},
+                    new String[] {"checkpoint-directory-without-fsync", "sink.after-commit:4+cut"});
 
     /**
      * What to verify.

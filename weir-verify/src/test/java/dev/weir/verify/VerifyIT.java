@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The short {@code weir verify} run of the test suite: every fault point once plus random kills and
- * power cuts, for the file and log sinks, and the self-check with the four seeded bugs, each of
+ * power cuts, for the file and log sinks, and the self-check with the five seeded bugs, each of
  * which the checker must catch.
  */
 class VerifyIT {
@@ -34,13 +34,16 @@ class VerifyIT {
 
         assertThat(report.problems()).as(log).isEmpty();
         assertThat(report.passed()).as(log).isTrue();
-        assertThat(report.kills()).as("kills that happened").isGreaterThanOrEqualTo(kills - 3);
+        // Random kills that come after a run has finished do not happen; fault points do.
+        assertThat(report.kills())
+                .as("kills that happened")
+                .isGreaterThanOrEqualTo(report.faultPoints());
         assertThat(report.faultPoints())
                 .as("distinct fault points that fired")
                 .isGreaterThanOrEqualTo(Verifier.FAULT_POINTS.size() - 2);
         assertThat(report.powerCuts()).isPositive();
         if (selfCheck) {
-            assertThat(report.bugsCaught()).isEqualTo(Verifier.SEEDED_BUGS.size()).isEqualTo(4);
+            assertThat(report.bugsCaught()).isEqualTo(Verifier.SEEDED_BUGS.size()).isEqualTo(5);
         }
         assertThat(log.strip().lines().reduce((a, b) -> b).orElseThrow())
                 .startsWith("verify: sink=" + sink + " kills=")

@@ -24,7 +24,8 @@ import java.util.Random;
  * file's last fsync dropped or torn at a random point, files created and renames done without a
  * later fsync of their directory undone. Off, every hook is a test of a static final field.
  *
- * <p>Not covered: directory creation and file deletion (treated as durable).
+ * <p>Directories are covered where Weir notes their creation (checkpoint directories). Not covered:
+ * deleting files (treated as durable).
  */
 public final class PowerCut {
     /** True if the journal is on. */
@@ -87,6 +88,14 @@ public final class PowerCut {
     /** {@code directory}'s entries were forced to disk. */
     public static void directorySynced(Path directory) {
         log("D\t" + directory.toAbsolutePath());
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        try (java.util.stream.Stream<Path> paths = Files.walk(path)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     /** What a simulated power cut changed. */
@@ -179,8 +188,11 @@ public final class PowerCut {
                 path = back;
                 undone++;
             } else if (!state.entryDurable && state.created) {
-                Files.delete(path);
+                deleteRecursively(path); // a file, or a directory with all it holds
                 deleted++;
+                continue;
+            }
+            if (Files.isDirectory(path)) {
                 continue;
             }
             if (state.durable != Long.MAX_VALUE && state.size > state.durable) {

@@ -352,10 +352,12 @@ public final class Execution {
         for (Thread thread : threads) {
             thread.join();
         }
-        if (coordinator != null) {
-            coordinator.stop();
-        }
         Throwable cause = failure.get();
+        if (coordinator != null) {
+            // A failed or cancelled attempt's checkpoints in flight can never complete: abandon
+            // their writes instead of finishing them before the restart can begin.
+            coordinator.stop(cause != null || cancelled);
+        }
         for (Task task : tasks) {
             try {
                 task.close();

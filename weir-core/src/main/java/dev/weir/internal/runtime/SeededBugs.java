@@ -12,6 +12,8 @@ package dev.weir.internal.runtime;
  *       crashed run left behind (they linger as pending files or prepared transactions).
  *   <li>{@code rename-without-fsync}: a manifest is renamed into place without a fsync of its
  *       directory, so a power cut can take a completed checkpoint back after its commits ran.
+ *   <li>{@code checkpoint-directory-without-fsync}: a checkpoint directory's entry in the
+ *       checkpoint root is never forced, so a power cut can take the whole checkpoint away.
  *   <li>{@code fallback-older}: a restarted job restores the second newest complete checkpoint
  *       (whose successor's commits already ran).
  * </ul>
@@ -27,6 +29,10 @@ public final class SeededBugs {
 
     /** Rename a manifest into place without forcing its directory (lost in a power cut). */
     public static final boolean RENAME_WITHOUT_FSYNC = BUG.equals("rename-without-fsync");
+
+    /** Create a checkpoint directory without forcing its parent (lost in a power cut). */
+    public static final boolean CHECKPOINT_DIRECTORY_WITHOUT_FSYNC =
+            BUG.equals("checkpoint-directory-without-fsync");
 
     /** Restore the second newest complete checkpoint. */
     public static final boolean FALLBACK_OLDER = BUG.equals("fallback-older");
