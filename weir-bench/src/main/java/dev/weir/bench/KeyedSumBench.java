@@ -216,11 +216,17 @@ public final class KeyedSumBench implements Callable<Integer> {
         if (failRecord > 0) {
             long recoveryNanos = RECOVERED_AT_NANOS.get() - FAILED_AT_NANOS.get();
             line.append(
-                    String.format(
-                            Locale.ROOT,
-                            " restarts=%d recovery_ms=%.1f",
-                            result.restarts(),
-                            recoveryNanos / 1e6));
+                    RECOVERED_AT_NANOS.get() == 0
+                            ? String.format(
+                                    Locale.ROOT,
+                                    " restarts=%d recovery_ms=n/a (failed before the first"
+                                            + " checkpoint; use a later --fail-at)",
+                                    result.restarts())
+                            : String.format(
+                                    Locale.ROOT,
+                                    " restarts=%d recovery_ms=%.1f",
+                                    result.restarts(),
+                                    recoveryNanos / 1e6));
         }
         System.out.println(line);
     }
