@@ -106,4 +106,34 @@ class FileSinkConformanceTest extends ExactlyOnceSinkConformance {
             Assertions.assertThatThrownBy(job::await).isInstanceOf(CancellationException.class);
         }
     }
+
+    record Context(String jobName, String sinkName, int subtaskIndex, int parallelism)
+            implements dev.weir.api.sink.SinkContext {}
+
+    @Test
+    void aReusedCheckpointIdIsALoudErrorAndKeepsBothTransactions() throws Exception {
+        Path output = temp.resolve("reused");
+        FileSink<String> sink = FileSink.to(output);
+        Context context = new Context("job", "out", 0, 1);
+        var first = sink.createTransactionalWriter(context);
+        first.write("first");
+        var firstCommit = first.prepareCommit(5);
+        first.commit(firstCommit);
+        // A second transaction under the same checkpoint id, as after a lost checkpoint directory.
+        var second = sink.createTransactionalWriter(context);
+        second.write("second");
+        var secondCommit = second.prepareCommit(5);
+
+        Assertions.assertThatThrownBy(() -> second.commit(secondCommit))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("a checkpoint id was used twice");
+        assertThat(FileSink.readCommitted(output)).containsExactly("first");
+        try (Stream<Path> files = Files.list(output)) {
+            assertThat(files.map(f -> f.getFileName().toString()))
+                    .as("the second transaction's records are kept, pending")
+                    .anyMatch(n -> n.startsWith(".pending-"));
+        }
+        first.close();
+        second.close();
+    }
 }

@@ -139,6 +139,9 @@ public final class Verifier {
         }
     }
 
+    /** Exit status of a JVM killed with SIGKILL. */
+    static final int KILLED = 137;
+
     /** The power-cut journal of the running child, in the work directory. */
     static final String JOURNAL = "powercut.journal";
 
@@ -292,6 +295,7 @@ public final class Verifier {
         int used = 0;
         int kills = 0;
         long killedAt = 0;
+        String failure = null;
         try {
             while (true) {
                 String planned = used < plan.size() ? plan.get(used) : null;
@@ -327,9 +331,18 @@ public final class Verifier {
                     }
                     break;
                 }
-                if (kill == null) {
-                    throw new IllegalStateException(
-                            "the verify job failed without a kill (exit " + status + ")");
+                if (status != KILLED) {
+                    // It failed on its own (a loud error is a finding too): end the round here.
+                    failure =
+                            "the job failed on its own (exit "
+                                    + status
+                                    + ") after "
+                                    + kills
+                                    + " kills; its output is above";
+                    if (kill != null) {
+                        used++;
+                    }
+                    break;
                 }
                 used++;
                 kills++;
@@ -356,6 +369,21 @@ public final class Verifier {
                         options.seed(),
                         pending(work),
                         seen);
+        if (failure != null) {
+            List<String> problems = new ArrayList<>();
+            problems.add(failure);
+            problems.addAll(verdict.problems());
+            verdict =
+                    new Verdict(
+                            verdict.records(),
+                            verdict.lost(),
+                            verdict.duplicated(),
+                            verdict.reordered(),
+                            verdict.wrong() + 1,
+                            verdict.dangling(),
+                            verdict.vanished(),
+                            problems);
+        }
         return new RoundResult(used, kills, verdict);
     }
 

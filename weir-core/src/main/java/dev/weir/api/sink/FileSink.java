@@ -350,7 +350,23 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
                 Path pending = dir.resolve(committable.pending().get(i));
                 Path finished = dir.resolve(committable.finished().get(i));
                 if (Files.exists(finished)) {
-                    continue;
+                    if (Files.exists(pending)) {
+                        // Two transactions claim one name: a checkpoint id was reused. Skipping
+                        // would drop the pending records, renaming would drop the finished ones.
+                        throw new IllegalStateException(
+                                "file sink cannot commit "
+                                        + pending
+                                        + ": "
+                                        + finished
+                                        + " already holds another transaction's records, so a"
+                                        + " checkpoint id was used twice; was the checkpoint"
+                                        + " directory deleted or reset while the output directory"
+                                        + " "
+                                        + dir
+                                        + " was kept? Start over with an empty output directory,"
+                                        + " or restore the checkpoints");
+                    }
+                    continue; // committed before a crash: already done
                 }
                 if (!Files.exists(pending)) {
                     throw new IllegalStateException(
