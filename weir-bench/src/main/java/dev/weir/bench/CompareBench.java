@@ -223,7 +223,8 @@ public final class CompareBench implements Callable<Integer> {
         return Double.parseDouble(fields.get(row.metric()));
     }
 
-    private static double median(double[] values) {
+    /** The median; of an even count, the mean of the middle two. */
+    static double median(double[] values) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         return sorted.length % 2 == 1

@@ -1,5 +1,6 @@
 package dev.weir.bench;
 
+import dev.weir.internal.checkpoint.StateFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -141,7 +142,7 @@ public final class FlinkKeyedSumBench implements Callable<Integer> {
         if (failAt == 0 && sinkKind.equals("file")) {
             OutputCheck.expectLines(out, n);
         }
-        KeyedSumBench.deleteRecursively(dir);
+        StateFiles.deleteRecursively(dir);
         StringBuilder line =
                 new StringBuilder(
                         String.format(

@@ -16,7 +16,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
@@ -72,8 +71,8 @@ public final class JdbcBench implements Callable<Integer> {
                 weir[run] = weirJob(url, data.resolve("chk-" + run));
                 print("weir-2pc", run, weir[run]);
             }
-            double weirMedian = median(weir);
-            double plainMedian = median(plain);
+            double weirMedian = CompareBench.median(weir);
+            double plainMedian = CompareBench.median(plain);
             System.out.printf(
                     Locale.ROOT,
                     "engine=weir job=jdbc-2pc N=%d P=%d batch=%d interval_ms=%d runs=%d"
@@ -205,11 +204,5 @@ public final class JdbcBench implements Callable<Integer> {
                 Statement statement = connection.createStatement()) {
             statement.execute(sql);
         }
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
     }
 }

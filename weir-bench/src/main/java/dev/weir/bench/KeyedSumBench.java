@@ -14,16 +14,15 @@ import dev.weir.api.sink.CountingSink;
 import dev.weir.api.sink.Sinks;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.Sources;
+import dev.weir.internal.checkpoint.StateFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -152,7 +151,7 @@ public final class KeyedSumBench implements Callable<Integer> {
         if (failRecord == 0 && sinkKind.equals("file")) {
             OutputCheck.expectLines(dir.resolve("out"), n);
         }
-        deleteRecursively(dir);
+        StateFiles.deleteRecursively(dir);
         if (failRecord == 0 && sinkKind.equals("discard") && sink.count() != n) {
             throw new IllegalStateException("expected " + n + " updates, sink saw " + sink.count());
         }
@@ -295,13 +294,5 @@ public final class KeyedSumBench implements Callable<Integer> {
         }
         int index = (int) Math.ceil(percent / 100.0 * sorted.length) - 1;
         return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
-    }
-
-    static void deleteRecursively(Path dir) throws Exception {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        }
     }
 }

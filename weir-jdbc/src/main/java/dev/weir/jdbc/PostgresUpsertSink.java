@@ -85,7 +85,7 @@ public final class PostgresUpsertSink<T> implements IdempotentSink<T, List<Objec
 
     /** The table that records each subtask's checkpoint id (default weir_sink_progress). */
     public PostgresUpsertSink<T> progressTable(String name) {
-        TableMapping.of(name, List.of("job"), r -> new Object[] {r}); // validates the name
+        TableMapping.checkTable(name);
         return new PostgresUpsertSink<>(config, table, batchSize, identicalReplays, name);
     }
 

@@ -67,7 +67,8 @@ public final class TableMapping<T> implements Serializable {
         return new TableMapping<>(table, columns, List.of(keyColumns), values);
     }
 
-    private static void checkTable(String table) {
+    /** Checks that {@code table} is a plain name or {@code schema.name}. */
+    static void checkTable(String table) {
         String[] parts = table.split("\\.", -1);
         if (parts.length > 2) {
             throw new IllegalArgumentException(

@@ -1,5 +1,6 @@
 package dev.weir.verify;
 
+import dev.weir.internal.checkpoint.StateFiles;
 import dev.weir.internal.io.PowerCut;
 import dev.weir.verify.Checker.Verdict;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -14,7 +15,6 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -22,7 +22,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * The {@code weir verify} harness: runs {@link VerifyJob} in child JVMs and kills them with SIGKILL
@@ -287,7 +286,7 @@ public final class Verifier {
             List<String> plan, String bug, List<Long> recoveries, Set<String> fired, int[] cuts)
             throws Exception {
         Path work = options.work().resolve("round");
-        deleteRecursively(work);
+        StateFiles.deleteRecursively(work);
         Files.createDirectories(work);
         prepareSink(work);
         Set<String> seen = ConcurrentHashMap.newKeySet();
@@ -519,16 +518,5 @@ public final class Verifier {
         }
         int index = (int) Math.ceil(percent / 100.0 * sorted.size()) - 1;
         return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
-    }
-
-    static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        }
     }
 }

@@ -276,6 +276,18 @@ public final class StateFiles {
         }
     }
 
+    /** Deletes {@code path}: a file, or a directory with everything under it; absent is fine. */
+    public static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(path)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
     /** Forces a directory's entries (creations, renames) to disk. */
     public static void fsyncDirectory(Path directory) throws IOException {
         try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {

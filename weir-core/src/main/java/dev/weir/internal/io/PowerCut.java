@@ -1,5 +1,6 @@
 package dev.weir.internal.io;
 
+import dev.weir.internal.checkpoint.StateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -88,14 +89,6 @@ public final class PowerCut {
     /** {@code directory}'s entries were forced to disk. */
     public static void directorySynced(Path directory) {
         log("D\t" + directory.toAbsolutePath());
-    }
-
-    private static void deleteRecursively(Path path) throws IOException {
-        try (java.util.stream.Stream<Path> paths = Files.walk(path)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     /** What a simulated power cut changed. */
@@ -188,7 +181,7 @@ public final class PowerCut {
                 path = back;
                 undone++;
             } else if (!state.entryDurable && state.created) {
-                deleteRecursively(path); // a file, or a directory with all it holds
+                StateFiles.deleteRecursively(path); // a file, or a directory and all it holds
                 deleted++;
                 continue;
             }

@@ -57,22 +57,23 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
     private final List<Declaration> declarations = new ArrayList<>();
     private final Map<String, List<PendingValue>> pending = new HashMap<>();
 
-    private Object[] keys = new Object[16];
-    private int[] groups = new int[16];
+    private Object[] keys;
+    private int[] groups;
     private Object[][] columns = NO_COLUMNS;
     private int size;
 
     /** Open addressing, linear probing: index + 1 of the key, 0 = empty. */
-    private int[] table = new int[32];
+    private int[] table;
 
     /** 32 - log2(table.length). */
-    private int shift = 27;
+    private int shift;
 
     private int current = -1;
     private Object currentKey;
 
     public HeapKeyedStateBackend(int maxParallelism) {
         this.maxParallelism = maxParallelism;
+        clear();
     }
 
     /** Number of keys with state. */
@@ -107,12 +108,7 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
     /** Adds {@code key} (absent) and returns its index. */
     private int insert(Object key, int group) {
         if (size == keys.length) {
-            int capacity = keys.length * 2;
-            keys = Arrays.copyOf(keys, capacity);
-            groups = Arrays.copyOf(groups, capacity);
-            for (int s = 0; s < columns.length; s++) {
-                columns[s] = Arrays.copyOf(columns[s], capacity);
-            }
+            growTo(keys.length * 2);
         }
         int index = size++;
         keys[index] = key;
@@ -142,6 +138,15 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         }
     }
 
+    /** Gives the key arrays and every column room for {@code capacity} keys. */
+    private void growTo(int capacity) {
+        keys = Arrays.copyOf(keys, capacity);
+        groups = Arrays.copyOf(groups, capacity);
+        for (int s = 0; s < columns.length; s++) {
+            columns[s] = Arrays.copyOf(columns[s], capacity);
+        }
+    }
+
     private static int powerOfTwoAtLeast(int n) {
         return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
     }
@@ -150,12 +155,7 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
     private void reserve(int more) {
         int needed = size + more;
         if (needed > keys.length) {
-            int capacity = powerOfTwoAtLeast(needed);
-            keys = Arrays.copyOf(keys, capacity);
-            groups = Arrays.copyOf(groups, capacity);
-            for (int s = 0; s < columns.length; s++) {
-                columns[s] = Arrays.copyOf(columns[s], capacity);
-            }
+            growTo(powerOfTwoAtLeast(needed));
         }
         if (needed * 2 > table.length) {
             rebuildTable(powerOfTwoAtLeast(needed * 2));
@@ -230,12 +230,9 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         int width = raw.names().size();
         int[] column = new int[width];
         for (int s = 0; s < width; s++) {
-            column[s] = -1;
-            for (int d = 0; d < declarations.size(); d++) {
-                if (declarations.get(d).name().equals(raw.names().get(s))) {
-                    column[s] = d;
-                    checkKind(declarations.get(d), raw.kinds().get(s));
-                }
+            column[s] = columnOf(raw.names().get(s));
+            if (column[s] >= 0) {
+                checkKind(declarations.get(column[s]), raw.kinds().get(s));
             }
         }
         reserve(raw.entryCount(firstGroup, lastGroup));
@@ -267,6 +264,27 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
                 });
     }
 
+    /** The column of the state declared as {@code name}, or -1. */
+    private int columnOf(String name) {
+        for (int d = 0; d < declarations.size(); d++) {
+            if (declarations.get(d).name().equals(name)) {
+                return d;
+            }
+        }
+        return -1;
+    }
+
+    /** Replaces each map or list among the first {@code n} values by a copy of it. */
+    private static void copyContainers(Object[] values, int n) {
+        for (int i = 0; i < n; i++) {
+            if (values[i] instanceof Map<?, ?> map) {
+                values[i] = new HashMap<>(map);
+            } else if (values[i] instanceof List<?> list) {
+                values[i] = new ArrayList<>(list);
+            }
+        }
+    }
+
     private static void checkKind(Declaration declaration, Kind restored) {
         if (restored != declaration.kind()) {
             throw new IllegalStateException(
@@ -294,39 +312,24 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         int[] column = new int[copy.declarations.size()];
         for (int s = 0; s < column.length; s++) {
             Declaration old = copy.declarations.get(s);
-            column[s] = -1;
-            for (int d = 0; d < declarations.size(); d++) {
-                if (declarations.get(d).name().equals(old.name())
-                        && declarations.get(d).kind() == old.kind()) {
-                    column[s] = d;
-                }
-            }
-            if (column[s] < 0) {
+            column[s] = columnOf(old.name());
+            if (column[s] < 0 || declarations.get(column[s]).kind() != old.kind()) {
                 return false;
             }
         }
         int n = copy.keys.length;
-        int capacity = Math.max(16, powerOfTwoAtLeast(n));
-        keys = Arrays.copyOf(copy.keys, capacity);
-        groups = Arrays.copyOf(copy.groups, capacity);
-        for (int d = 0; d < columns.length; d++) {
-            columns[d] = new Object[capacity];
-        }
+        reserve(n);
+        System.arraycopy(copy.keys, 0, keys, 0, n);
+        System.arraycopy(copy.groups, 0, groups, 0, n);
         for (int s = 0; s < column.length; s++) {
             Object[] values = columns[column[s]];
             System.arraycopy(copy.columns[s], 0, values, 0, n);
             if (copy.declarations.get(s).kind() != Kind.VALUE) {
-                for (int i = 0; i < n; i++) {
-                    if (values[i] instanceof Map<?, ?> map) {
-                        values[i] = new HashMap<>(map);
-                    } else if (values[i] instanceof List<?> list) {
-                        values[i] = new ArrayList<>(list);
-                    }
-                }
+                copyContainers(values, n);
             }
         }
         size = n;
-        rebuildTable(Math.max(32, powerOfTwoAtLeast(2 * n)));
+        rebuildTable(table.length);
         current = -1;
         currentKey = null;
         return true;
@@ -339,9 +342,8 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         for (int s = 0; s < columns.length; s++) {
             columns[s] = new Object[16];
         }
-        table = new int[32];
-        shift = 27;
         size = 0;
+        rebuildTable(32);
         pending.clear();
         current = -1;
         currentKey = null;
@@ -358,14 +360,7 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         for (int s = 0; s < copied.length; s++) {
             Object[] values = Arrays.copyOf(columns[s], n);
             if (declarations.get(s).kind() != Kind.VALUE) {
-                for (int i = 0; i < n; i++) {
-                    Object value = values[i];
-                    if (value instanceof Map<?, ?> map) {
-                        values[i] = new HashMap<>(map);
-                    } else if (value instanceof List<?> list) {
-                        values[i] = new ArrayList<>(list);
-                    }
-                }
+                copyContainers(values, n);
             }
             copied[s] = values;
         }
