@@ -135,7 +135,7 @@ public final class PostgresUpsertSink<T> implements IdempotentSink<T, List<Objec
             connect(true);
         }
 
-        private void connect(boolean check) throws Exception {
+        private void connect(boolean check) throws SQLException {
             Connection c = sink.config.open(applicationName);
             try {
                 if (check) {
@@ -191,35 +191,48 @@ public final class PostgresUpsertSink<T> implements IdempotentSink<T, List<Objec
 
         @Override
         public void upsert(List<T> records, long checkpointId) throws Exception {
-            for (int attempt = 1; ; attempt++) {
-                try {
-                    upsertOnce(records, checkpointId);
-                    return;
-                } catch (SQLException e) {
-                    SQLException cause = e.getNextException() != null ? e.getNextException() : e;
-                    boolean lost =
-                            PostgresErrors.isConnectionLoss(e)
-                                    || PostgresErrors.isConnectionLoss(cause);
-                    if (!lost) {
-                        try {
-                            connection.rollback();
-                        } catch (SQLException ignored) {
-                            // The statement's own error is the one to report.
-                        }
-                        throw PostgresErrors.onStatement(sink.config, sink.table, cause);
-                    }
-                    if (attempt >= sink.config.attempts()) {
-                        throw PostgresErrors.unreachable(
-                                sink.config, "upsert into " + sink.table.table(), attempt, cause);
-                    }
-                    LOG.info(
-                            "upsert of checkpoint {} into {} lost its connection ({}); retrying",
-                            checkpointId,
-                            sink.table.table(),
-                            cause.getMessage());
-                    closeQuietly();
-                    connect(false);
+            try {
+                Retry.run(
+                        sink.config,
+                        "upsert checkpoint " + checkpointId + " into " + sink.table.table(),
+                        () -> {
+                            if (connection == null) {
+                                connect(false); // the previous attempt lost it
+                            }
+                            try {
+                                upsertOnce(records, checkpointId);
+                                return null;
+                            } catch (SQLException e) {
+                                SQLException cause = rootCause(e);
+                                if (PostgresErrors.isConnectionLoss(cause)) {
+                                    // One transaction: repeating it on a new connection is safe.
+                                    closeQuietly();
+                                    connection = null;
+                                } else {
+                                    rollbackQuietly();
+                                }
+                                throw cause;
+                            }
+                        });
+            } catch (SQLException e) {
+                if (PostgresErrors.isConnectionLoss(e)) {
+                    throw e; // Retry.run named the server and the attempts
                 }
+                throw PostgresErrors.onStatement(sink.config, sink.table, e);
+            }
+        }
+
+        /** A batch failure carries the statement's own error as its next exception. */
+        private static SQLException rootCause(SQLException e) {
+            SQLException next = e.getNextException();
+            return next == null || PostgresErrors.isConnectionLoss(e) ? e : next;
+        }
+
+        private void rollbackQuietly() {
+            try {
+                connection.rollback();
+            } catch (SQLException ignored) {
+                // The statement's own error is the one to report.
             }
         }
 

@@ -128,6 +128,37 @@ class PostgresSinkFailuresTest {
         assertThat(TestPostgres.prepared(shared, "weir:" + table)).isEmpty();
     }
 
+    @Test
+    void anUpsertWhoseSessionWasTerminatedIsRetriedOnANewConnectionWithoutARestart()
+            throws Exception {
+        String table = TestPostgres.freshName("ups_kill");
+        TestPostgres.execute(shared, "CREATE TABLE " + table + " (v text PRIMARY KEY, n int)");
+        AtomicInteger terminated = new AtomicInteger();
+        JobListener killer =
+                atCheckpoint(
+                        3,
+                        () ->
+                                terminated.set(
+                                        TestPostgres.query(
+                                                        shared,
+                                                        "SELECT pg_terminate_backend(pid) FROM"
+                                                                + " pg_stat_activity WHERE"
+                                                                + " application_name LIKE"
+                                                                + " 'weir:pg-failures:out:%'")
+                                                .size()));
+        PostgresUpsertSink<String> sink =
+                PostgresUpsertSink.into(
+                        TestPostgres.config(shared),
+                        TableMapping.<String>of(table, List.of("v", "n"), v -> new Object[] {v, 1})
+                                .key("v"));
+        JobResult result = numbersJob(sink, killer, RestartStrategy.none()).run();
+
+        assertThat(terminated.get()).as("sessions terminated").isPositive();
+        assertThat(result.restarts()).as("the upsert was retried, not the job").isZero();
+        ExactlyOnceSinkConformance.assertExactlyOnce(
+                TestPostgres.query(shared, "SELECT v FROM " + table));
+    }
+
     static int freePort() throws Exception {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
