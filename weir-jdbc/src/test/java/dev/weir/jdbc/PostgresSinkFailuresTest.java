@@ -93,6 +93,25 @@ class PostgresSinkFailuresTest {
         };
     }
 
+    /**
+     * Terminates, when checkpoint 3 completes, every session whose application name starts with
+     * {@code prefix}; counts them into {@code terminated}.
+     */
+    static JobListener terminateSessionsAtCheckpoint3(String prefix, AtomicInteger terminated) {
+        return atCheckpoint(
+                3,
+                () ->
+                        terminated.set(
+                                TestPostgres.query(
+                                                TestPostgres.shared(),
+                                                "SELECT pg_terminate_backend(pid) FROM"
+                                                        + " pg_stat_activity WHERE"
+                                                        + " starts_with(application_name, '"
+                                                        + prefix
+                                                        + "')")
+                                        .size()));
+    }
+
     interface ThrowingRunnable {
         void run() throws Exception;
     }
@@ -101,19 +120,7 @@ class PostgresSinkFailuresTest {
     void terminatingTheSinksSessionsMidTransactionLosesNothing() throws Exception {
         String table = textTable(shared);
         AtomicInteger terminated = new AtomicInteger();
-        JobListener killer =
-                atCheckpoint(
-                        3,
-                        () ->
-                                terminated.set(
-                                        TestPostgres.query(
-                                                        shared,
-                                                        "SELECT pg_terminate_backend(pid) FROM"
-                                                                + " pg_stat_activity WHERE"
-                                                                + " application_name LIKE 'weir:"
-                                                                + table
-                                                                + ":%'")
-                                                .size()));
+        JobListener killer = terminateSessionsAtCheckpoint3("weir:" + table + ":", terminated);
         JobResult result =
                 numbersJob(
                                 twoPhase(TestPostgres.config(shared), table),
@@ -134,18 +141,7 @@ class PostgresSinkFailuresTest {
         String table = TestPostgres.freshName("ups_kill");
         TestPostgres.execute(shared, "CREATE TABLE " + table + " (v text PRIMARY KEY, n int)");
         AtomicInteger terminated = new AtomicInteger();
-        JobListener killer =
-                atCheckpoint(
-                        3,
-                        () ->
-                                terminated.set(
-                                        TestPostgres.query(
-                                                        shared,
-                                                        "SELECT pg_terminate_backend(pid) FROM"
-                                                                + " pg_stat_activity WHERE"
-                                                                + " application_name LIKE"
-                                                                + " 'weir:pg-failures:out:%'")
-                                                .size()));
+        JobListener killer = terminateSessionsAtCheckpoint3("weir:pg-failures:out:", terminated);
         PostgresUpsertSink<String> sink =
                 PostgresUpsertSink.into(
                         TestPostgres.config(shared),
