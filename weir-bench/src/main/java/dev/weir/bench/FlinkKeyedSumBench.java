@@ -197,7 +197,8 @@ public final class FlinkKeyedSumBench implements Callable<Integer> {
                 }
             }
             Long current = sum.value();
-            long next = (current == null ? 0 : current) + value;
+            // Boxed once: state and output share the Long (the same in both engines' jobs).
+            Long next = (current == null ? 0 : current) + value;
             sum.update(next);
             out.collect(next);
         }

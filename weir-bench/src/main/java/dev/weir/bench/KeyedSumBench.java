@@ -244,7 +244,9 @@ public final class KeyedSumBench implements Callable<Integer> {
                                 observeFailure(value, failRecord);
                             }
                             Long current = sum.value();
-                            long next = (current == null ? 0 : current) + value;
+                            // Boxed once: state and output share the Long (the same in both
+                            // engines' jobs).
+                            Long next = (current == null ? 0 : current) + value;
                             sum.update(next);
                             out.collect(next);
                         });

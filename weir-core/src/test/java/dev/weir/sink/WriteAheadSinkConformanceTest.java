@@ -13,11 +13,14 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * A write-ahead sink appending each checkpoint's records to a plain file per subtask (a system
- * without transactions), through the whole sink conformance suite.
+ * A write-ahead sink writing each checkpoint's records to a plain file per subtask and checkpoint
+ * (a system without transactions), through the whole sink conformance suite. Sending a checkpoint
+ * again rewrites the same file: that is how {@link WriteAheadSink} asks {@code send} to be
+ * idempotent, to close the window between a send and the record of it (another subtask may be
+ * killed inside it while one reaches a fault point).
  */
 public class WriteAheadSinkConformanceTest extends ExactlyOnceSinkConformance {
-    /** Appends each checkpoint's records to a plain file per subtask. */
+    /** Writes each checkpoint's records to {@code out-<subtask>-<checkpoint>.txt}. */
     public static final class AppendingSink extends WriteAheadSink<String> {
         private final String output;
 
@@ -28,7 +31,7 @@ public class WriteAheadSinkConformanceTest extends ExactlyOnceSinkConformance {
 
         @Override
         public String kind() {
-            return "appending-file";
+            return "checkpoint-files";
         }
 
         @Override
@@ -39,11 +42,13 @@ public class WriteAheadSinkConformanceTest extends ExactlyOnceSinkConformance {
                 text.append(record).append('\n');
             }
             Files.writeString(
-                    Path.of(output).resolve("out-" + context.subtaskIndex() + ".txt"),
+                    Path.of(output)
+                            .resolve("out-" + context.subtaskIndex() + "-" + checkpointId + ".txt"),
                     text,
                     StandardCharsets.UTF_8,
                     StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND);
+                    StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE);
         }
     }
 

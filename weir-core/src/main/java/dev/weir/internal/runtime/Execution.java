@@ -295,7 +295,11 @@ public final class Execution {
         for (int i = 0; i < workerCount; i++) {
             Thread thread =
                     new Thread(
-                            new Worker(this, assignment.get(i), config.maxIdleParkNanos()),
+                            new Worker(
+                                    this,
+                                    assignment.get(i),
+                                    othersThan(assignment.get(i)),
+                                    config.maxIdleParkNanos()),
                             "weir-" + config.jobName() + "-worker-" + i);
             thread.setDaemon(true);
             threads.add(thread);
@@ -309,6 +313,13 @@ public final class Execution {
         if (coordinator != null) {
             coordinator.start();
         }
+    }
+
+    /** Every task not in {@code home}, in graph order: what a worker helps with when idle. */
+    private List<Task> othersThan(List<Task> home) {
+        List<Task> others = new ArrayList<>(tasks);
+        others.removeAll(home);
+        return others;
     }
 
     boolean isStopping() {

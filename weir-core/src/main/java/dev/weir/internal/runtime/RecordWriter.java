@@ -34,6 +34,10 @@ public final class RecordWriter implements Output {
     private final Object[][] batches;
     private final int[] sizes;
     private final ArrayDeque<Object>[] pending;
+
+    /** Keyed mode: the owning subtask of each key group, looked up instead of divided. */
+    private final int[] subtaskOfGroup;
+
     private int pendingItems;
     private int nextRoundRobin;
 
@@ -61,10 +65,22 @@ public final class RecordWriter implements Output {
         for (int i = 0; i < channels.length; i++) {
             pending[i] = new ArrayDeque<>();
         }
+        if (mode == Mode.KEYED) {
+            subtaskOfGroup = new int[maxParallelism];
+            for (int group = 0; group < maxParallelism; group++) {
+                subtaskOfGroup[group] = KeyGroups.subtaskOf(group, maxParallelism, channels.length);
+            }
+        } else {
+            subtaskOfGroup = null;
+        }
     }
 
     @Override
     public void collect(Object record) {
+        if (subtaskOfGroup != null) {
+            collectKeyed(record);
+            return;
+        }
         int target = select(record);
         Object[] batch = batches[target];
         if (batch == null) {
@@ -82,29 +98,48 @@ public final class RecordWriter implements Output {
         }
     }
 
-    private int select(Object record) {
-        switch (mode) {
-            case POINTWISE:
-                return 0;
-            case KEYED:
-                Object key;
-                try {
-                    key = keySelector.getKey(record);
-                } catch (Exception e) {
-                    throw new UserCodeException("keyBy before '" + name + "'", e);
-                }
-                if (key == null) {
-                    throw new UserCodeException(
-                            "keyBy before '" + name + "'",
-                            new NullPointerException("key selector returned null for " + record));
-                }
-                return KeyGroups.subtaskOf(
-                        KeyGroups.keyGroupOf(key, maxParallelism), maxParallelism, channels.length);
-            default:
-                int target = nextRoundRobin;
-                nextRoundRobin = target + 1 == channels.length ? 0 : target + 1;
-                return target;
+    /**
+     * Keyed mode: the key goes into the batch beside its record (see {@link KeyedBatch}), so the
+     * consumer does not extract it again.
+     */
+    private void collectKeyed(Object record) {
+        Object key;
+        try {
+            key = keySelector.getKey(record);
+        } catch (Exception e) {
+            throw new UserCodeException("keyBy before '" + name + "'", e);
         }
+        if (key == null) {
+            throw new UserCodeException(
+                    "keyBy before '" + name + "'",
+                    new NullPointerException("key selector returned null for " + record));
+        }
+        int target = subtaskOfGroup[KeyGroups.keyGroupOf(key, maxParallelism)];
+        Object[] pairs = batches[target];
+        if (pairs == null) {
+            pairs = new Object[2 * batchSize];
+            batches[target] = pairs;
+        }
+        int size = sizes[target];
+        pairs[size] = record;
+        pairs[size + 1] = key;
+        size += 2;
+        if (size == pairs.length) {
+            batches[target] = null;
+            sizes[target] = 0;
+            enqueue(target, new KeyedBatch(pairs));
+        } else {
+            sizes[target] = size;
+        }
+    }
+
+    private int select(Object record) {
+        if (mode == Mode.POINTWISE) {
+            return 0;
+        }
+        int target = nextRoundRobin;
+        nextRoundRobin = target + 1 == channels.length ? 0 : target + 1;
+        return target;
     }
 
     /** Seals partly filled batches so they can be sent. */
@@ -113,7 +148,8 @@ public final class RecordWriter implements Output {
             int size = sizes[target];
             if (size > 0) {
                 sizes[target] = 0;
-                enqueue(target, Arrays.copyOf(batches[target], size));
+                Object[] sealed = Arrays.copyOf(batches[target], size);
+                enqueue(target, subtaskOfGroup != null ? new KeyedBatch(sealed) : sealed);
             }
         }
     }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One subtask of a vertex: a chain of operators fed by a source or by input channels.
@@ -50,6 +51,13 @@ public final class Task {
     private final SourceDriver source;
     private final InputGate inputs;
     private final Output head;
+
+    /** Held by the worker running a step of this task (see {@link Worker}). */
+    private final AtomicBoolean claimed = new AtomicBoolean();
+
+    /** The head operator when it is fed by keyed edges, which send {@link KeyedBatch}es. */
+    private final KeyedInput keyedHead;
+
     private final Output sourceOutput;
     private final List<StreamOperator> operators;
     private final List<OperatorContext> contexts;
@@ -95,6 +103,12 @@ public final class Task {
         this.sourceOutput = parts.sourceOutput();
         this.inputs = parts.inputs();
         this.head = parts.head();
+        this.keyedHead =
+                parts.source() == null
+                                && !parts.operators().isEmpty()
+                                && parts.operators().get(0) instanceof KeyedInput keyed
+                        ? keyed
+                        : null;
         this.operators = List.copyOf(parts.operators());
         this.contexts = List.copyOf(parts.contexts());
         this.writers = List.copyOf(parts.writers());
@@ -118,6 +132,20 @@ public final class Task {
 
     boolean isDone() {
         return state == State.DONE;
+    }
+
+    /**
+     * Claims the task for one step on the calling worker; false if another worker runs it now. The
+     * claim (a volatile compare-and-set) and {@link #release} order all of the task's steps, on
+     * whichever threads they run.
+     */
+    boolean tryClaim() {
+        return !claimed.get() && claimed.compareAndSet(false, true);
+    }
+
+    /** Ends a step begun by {@link #tryClaim}. */
+    void release() {
+        claimed.set(false);
     }
 
     /** The snapshot taken when the task's input ended, or null while it runs. */
@@ -248,7 +276,16 @@ public final class Task {
         if (item == null) {
             return false;
         }
-        if (item instanceof Object[] batch) {
+        if (item instanceof KeyedBatch batch) {
+            KeyedInput head = keyedHead;
+            if (head == null) {
+                throw new IllegalStateException(name + ": keyed batch for a non-keyed operator");
+            }
+            Object[] pairs = batch.pairs();
+            for (int i = 0; i < pairs.length; i += 2) {
+                head.processElement(pairs[i], pairs[i + 1]);
+            }
+        } else if (item instanceof Object[] batch) {
             Output head = this.head;
             for (Object record : batch) {
                 head.collect(record);

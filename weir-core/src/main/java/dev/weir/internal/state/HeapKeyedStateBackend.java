@@ -164,6 +164,9 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
 
     /** Scopes every state handle to {@code key} until the next call. */
     public void setCurrentKey(Object key) {
+        if (key == currentKey && current >= 0) {
+            return; // the same key object as the last record's (runs of one key are common)
+        }
         currentKey = key;
         current = find(key);
     }

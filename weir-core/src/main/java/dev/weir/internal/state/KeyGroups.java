@@ -13,7 +13,11 @@ public final class KeyGroups {
 
     /** Returns the key group of {@code key} among {@code maxParallelism} groups. */
     public static int keyGroupOf(Object key, int maxParallelism) {
-        return Math.floorMod(mix(key.hashCode()), maxParallelism);
+        int mixed = mix(key.hashCode());
+        // The same as floorMod for a power of two (the default, 128), without a division.
+        return (maxParallelism & (maxParallelism - 1)) == 0
+                ? mixed & (maxParallelism - 1)
+                : Math.floorMod(mixed, maxParallelism);
     }
 
     /** Returns the subtask of {@code parallelism} that owns {@code keyGroup}. */

@@ -1,0 +1,80 @@
+package dev.weir.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.api.sink.CollectSink;
+import dev.weir.api.sink.CountingSink;
+import dev.weir.api.sink.Sinks;
+import dev.weir.api.source.Sources;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** How records and tasks reach the worker threads. */
+class SchedulingTest {
+    @Test
+    void aKeyedEdgeRunsTheKeySelectorOncePerRecord() throws Exception {
+        AtomicLong calls = new AtomicLong();
+        CollectSink<Long> out = Sinks.collect();
+        Pipeline pipeline = Pipeline.create("keys-once").parallelism(2);
+        pipeline.source("numbers", Sources.sequence(1, 100_000))
+                .keyBy(
+                        n -> {
+                            calls.incrementAndGet();
+                            return n % 10;
+                        })
+                .reduce("sum", Long::sum)
+                .sink("out", out);
+        pipeline.run();
+
+        assertThat(calls.get())
+                .as("one key extraction per record, by the sending side")
+                .isEqualTo(100_000);
+        // The consumer used the shipped keys: each key's last running sum is its true total.
+        Map<Long, Long> totals = new HashMap<>();
+        for (long n = 1; n <= 100_000; n++) {
+            totals.merge(n % 10, n, Long::sum);
+        }
+        List<Long> results = out.results();
+        assertThat(results).hasSize(100_000).containsAll(totals.values());
+    }
+
+    @Test
+    void anIdleWorkerRunsTheTasksOfAWorkerThatIsBlocked() throws Exception {
+        // Three single-task branches on two workers, spread in graph order: worker 0 gets the
+        // blocking branch and the releasing one, worker 1 a short filler. Worker 0 blocks in the
+        // first; only worker 1 helping with the third can release it.
+        CountDownLatch released = new CountDownLatch(1_000);
+        CountingSink<Long> blocked = Sinks.counting();
+        CountingSink<Long> filler = Sinks.counting();
+        CountingSink<Long> releaser = Sinks.counting();
+        Pipeline pipeline = Pipeline.create("helping").parallelism(1).workerThreads(2);
+        pipeline.source("blocking", Sources.sequence(1, 10))
+                .map(
+                        n -> {
+                            if (!released.await(60, TimeUnit.SECONDS)) {
+                                throw new IllegalStateException("no worker ran the releasing task");
+                            }
+                            return n;
+                        })
+                .sink("blocked", blocked);
+        pipeline.source("filler", Sources.sequence(1, 10)).sink("filler-out", filler);
+        pipeline.source("releasing", Sources.sequence(1, 1_000))
+                .map(
+                        n -> {
+                            released.countDown();
+                            return n;
+                        })
+                .sink("released", releaser);
+
+        pipeline.run();
+
+        assertThat(blocked.count()).isEqualTo(10);
+        assertThat(filler.count()).isEqualTo(10);
+        assertThat(releaser.count()).isEqualTo(1_000);
+    }
+}
