@@ -151,6 +151,85 @@ class DurableLogProperties {
         }
     }
 
+    /**
+     * A clean close lets the next open skip scanning the last segment; appends after it, then a
+     * crash image torn anywhere, must still be cut to exactly the fully written records.
+     */
+    @Property(tries = 60)
+    void aCleanCloseIsTrustedOnlyWhileTheLastSegmentIsUnchanged(
+            @ForAll @Size(min = 1, max = 10) List<@IntRange(min = 1, max = 30) Integer> before,
+            @ForAll @Size(max = 10) List<@IntRange(min = 1, max = 30) Integer> after,
+            @ForAll @IntRange(min = 0, max = 300) int payloadBytes,
+            @ForAll @IntRange(min = 0, max = 1_000_000) int cutSeed)
+            throws IOException {
+        Path dir = newDir();
+        long written = 0;
+        try (DurableLog log = DurableLog.open(dir, SMALL_SEGMENTS)) {
+            log.createTopic("t", 1);
+            written = appendBatches(log, before, payloadBytes, written);
+        }
+        Path image = newDir();
+        try (DurableLog log = DurableLog.open(dir, SMALL_SEGMENTS)) {
+            assertThat(log.endOffset("t", 0)).isEqualTo(written);
+            long from = written / 3;
+            assertThat(log.read("t", 0, from, 1))
+                    .extracting(LogRecord::offset)
+                    .containsExactly(from);
+            written = appendBatches(log, after, payloadBytes, written);
+            copyTree(dir, image); // what a crash now would leave: no second clean close
+        }
+        Path segment = lastSegment(image.resolve("t").resolve("0"));
+        long base = Long.parseLong(segment.getFileName().toString().replace(".log", ""));
+        long size = Files.size(segment);
+        long cut = cutSeed % (size + 1);
+        try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
+            file.setLength(cut);
+        }
+        long survivors = base + cut / (25 + payloadBytes);
+
+        try (DurableLog log = DurableLog.open(image, SMALL_SEGMENTS)) {
+            assertThat(log.endOffset("t", 0)).isEqualTo(survivors);
+            List<LogRecord> all = log.read("t", 0, 0, Integer.MAX_VALUE);
+            assertThat(all).hasSize((int) survivors);
+            for (LogRecord record : all) {
+                assertThat(record.payload()).isEqualTo(payload(record.offset(), payloadBytes));
+            }
+            assertThat(log.append("t", 0, List.of(payload(survivors, payloadBytes))))
+                    .isEqualTo(survivors);
+            long from = survivors * 2 / 3;
+            assertThat(log.read("t", 0, from, 1))
+                    .extracting(LogRecord::offset)
+                    .containsExactly(from);
+        }
+    }
+
+    private static long appendBatches(
+            DurableLog log, List<Integer> batches, int payloadBytes, long written)
+            throws IOException {
+        for (int batch : batches) {
+            List<byte[]> records = new ArrayList<>();
+            for (int i = 0; i < batch; i++) {
+                records.add(payload(written + i, payloadBytes));
+            }
+            assertThat(log.append("t", 0, records)).isEqualTo(written);
+            written += batch;
+        }
+        return written;
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(from)) {
+            for (Path path : paths.toList()) {
+                Path target = to.resolve(from.relativize(path).toString());
+                if (Files.isDirectory(path)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(path, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
     @Test
     void aTopicCannotBeRecreatedWithAnotherPartitionCount() throws IOException {
         try (DurableLog log = DurableLog.open(newDir(), LogOptions.defaults())) {

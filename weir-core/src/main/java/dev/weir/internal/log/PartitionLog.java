@@ -6,6 +6,7 @@ import dev.weir.internal.checkpoint.StateFiles;
 import dev.weir.internal.io.PowerCut;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -29,10 +30,16 @@ import org.slf4j.LoggerFactory;
  * Appends are serialised by this object's monitor; readers run concurrently and see only records
  * below {@link #endOffset()}, which is published after the bytes are written (and forced, under
  * {@code EVERY_BATCH}). On open, the last segment is scanned and cut at the first torn or invalid
- * record: only a crash can leave one there, and what follows it was never acknowledged.
+ * record: only a crash can leave one there, and what follows it was never acknowledged. After a
+ * clean close (a marker names the last segment's length) the scan is skipped; every read still
+ * checks each record's CRC32C.
  */
 public final class PartitionLog {
     static final int HEADER_BYTES = 25;
+
+    /** Written by a clean close: {@code <base offset> <length> <records>} of the last segment. */
+    static final String CLEAN_MARKER = "clean-close";
+
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
     final String topic;
@@ -73,7 +80,9 @@ public final class PartitionLog {
             Segment segment = new Segment(directory, bases.get(i), last);
             log.segments.put(segment.baseOffset, segment);
             if (last) {
-                log.recover(segment);
+                if (!log.closedCleanly(segment)) {
+                    log.recover(segment);
+                }
             } else if (!segment.loadIndex()) {
                 log.scan(segment, false);
             } else {
@@ -84,6 +93,32 @@ public final class PartitionLog {
         log.nextOffset = log.active.baseOffset + log.active.records;
         log.endOffset = log.nextOffset;
         return log;
+    }
+
+    /**
+     * True if the last close left {@code segment} (the last one) exactly as it is now: its marker
+     * names this segment and its current length, so everything in it was forced before the marker
+     * was written and nothing was appended since; its index and count are then loaded instead of
+     * rebuilt by a scan. Any append since, torn or not, changed the length, and the scan runs.
+     */
+    private boolean closedCleanly(Segment segment) throws IOException {
+        Path marker = directory.resolve(CLEAN_MARKER);
+        if (!Files.exists(marker)) {
+            return false;
+        }
+        String[] fields = Files.readString(marker, StandardCharsets.UTF_8).trim().split(" ");
+        try {
+            if (fields.length != 3
+                    || Long.parseLong(fields[0]) != segment.baseOffset
+                    || Long.parseLong(fields[1]) != segment.size
+                    || !segment.loadIndex()) {
+                return false;
+            }
+            segment.records = Long.parseLong(fields[2]);
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     /** Counts a sealed segment's records: the next segment's base tells. */
@@ -118,25 +153,23 @@ public final class PartitionLog {
     private long scan(Segment segment, boolean tolerateTail) throws IOException {
         long position = 0;
         long offset = segment.baseOffset;
-        ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
+        ScanWindow window = new ScanWindow(segment);
         CRC32C crc = new CRC32C();
         while (position + HEADER_BYTES <= segment.size) {
-            header.clear();
-            readFully(segment, header, position);
-            header.flip();
-            int length = header.getInt();
-            int storedCrc = header.getInt();
-            long storedOffset = header.getLong();
+            int at = window.at(position, HEADER_BYTES);
+            ByteBuffer bytes = window.buffer;
+            int length = bytes.getInt(at);
+            int storedCrc = bytes.getInt(at + 4);
+            long storedOffset = bytes.getLong(at + 8);
             String problem = null;
             if (length < 0 || position + HEADER_BYTES + length > segment.size) {
                 problem = "record length " + length + " runs past the end of the segment";
             } else if (storedOffset != offset) {
                 problem = "record says offset " + storedOffset;
             } else {
-                ByteBuffer body = ByteBuffer.allocate(HEADER_BYTES - 8 + length);
-                readFully(segment, body, position + 8);
+                at = window.at(position, HEADER_BYTES + length);
                 crc.reset();
-                crc.update(body.array(), 0, body.capacity());
+                crc.update(window.buffer.array(), at + 8, HEADER_BYTES - 8 + length);
                 if ((int) crc.getValue() != storedCrc) {
                     problem = "CRC32C mismatch";
                 }
@@ -154,6 +187,38 @@ public final class PartitionLog {
         }
         segment.records = offset - segment.baseOffset;
         return position;
+    }
+
+    /** A segment read through a 1 MiB heap window: one read per window, not two per record. */
+    private static final class ScanWindow {
+        private final Segment segment;
+        ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
+        private long start;
+
+        ScanWindow(Segment segment) {
+            this.segment = segment;
+            buffer.limit(0);
+        }
+
+        /**
+         * Makes {@code bytes} bytes from {@code position} (all inside the segment) available;
+         * returns their index in {@link #buffer}.
+         */
+        int at(long position, int bytes) throws IOException {
+            long relative = position - start;
+            if (relative >= 0 && relative + bytes <= buffer.limit()) {
+                return (int) relative;
+            }
+            if (buffer.capacity() < bytes) {
+                buffer = ByteBuffer.allocate(bytes);
+            }
+            buffer.clear();
+            buffer.limit((int) Math.min(buffer.capacity(), segment.size - position));
+            readFully(segment, buffer, position);
+            buffer.flip();
+            start = position;
+            return 0;
+        }
     }
 
     private static void readFully(Segment segment, ByteBuffer buffer, long position)
@@ -347,9 +412,35 @@ public final class PartitionLog {
         return entry == null ? null : entry.getValue();
     }
 
+    /**
+     * Closes the files. If the active segment holds exactly the records appended (no torn write
+     * past them), it is forced and a marker records its length and count, with its index saved, so
+     * the next open need not scan it (see {@link #closedCleanly}).
+     */
     synchronized void close() throws IOException {
-        for (Segment segment : segments.values()) {
-            segment.close();
+        try {
+            if (active.channel.size() == active.size) {
+                active.channel.force(true);
+                if (PowerCut.ON) {
+                    PowerCut.synced(active.file, active.size);
+                }
+                active.saveIndex();
+                StateFiles.writeAtomically(
+                        directory.resolve(CLEAN_MARKER),
+                        (active.baseOffset + " " + active.size + " " + active.records)
+                                .getBytes(StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            LOG.warn(
+                    "log {}-{}: could not mark a clean close ({}); the next open scans the last"
+                            + " segment",
+                    topic,
+                    partition,
+                    e.toString());
+        } finally {
+            for (Segment segment : segments.values()) {
+                segment.close();
+            }
         }
     }
 }

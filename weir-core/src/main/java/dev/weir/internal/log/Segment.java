@@ -119,6 +119,7 @@ final class Segment {
             indexOffsets[indexEntries] = relative;
             indexPositions[indexEntries] = position;
             indexEntries++;
+            lastIndexedPosition = position;
         }
         return true;
     }
