@@ -49,4 +49,51 @@ public record RestoredCheckpoint(
         return new RestoredCheckpoint(
                 manifest.checkpointId(), directory, manifest, offsets, readerStates, operators);
     }
+
+    /**
+     * The checkpoint this process just completed, from the task snapshots its files were written
+     * from (local recovery): source positions and non-keyed state as written, keyed state as the
+     * in-memory copies. A restart in the same process restores it without reading the files.
+     */
+    public static RestoredCheckpoint fromSnapshots(
+            Path directory, Manifest manifest, List<TaskSnapshot> snapshots) {
+        Map<String, Map<String, Long>> offsets = new HashMap<>();
+        Map<String, Map<String, byte[]>> readerStates = new HashMap<>();
+        Map<String, List<OperatorState>> operators = new LinkedHashMap<>();
+        for (TaskSnapshot task : snapshots) {
+            if (!task.sourceName().isEmpty()) {
+                offsets.computeIfAbsent(task.sourceName(), n -> new LinkedHashMap<>())
+                        .putAll(task.offsets());
+                readerStates
+                        .computeIfAbsent(task.sourceName(), n -> new LinkedHashMap<>())
+                        .putAll(task.readerStates());
+            }
+            for (TaskSnapshot.OperatorSnapshot operator : task.operators()) {
+                operators
+                        .computeIfAbsent(operator.name(), n -> new ArrayList<>())
+                        .add(
+                                new OperatorState(
+                                        operator.name(),
+                                        operator.subtask(),
+                                        operator.parallelism(),
+                                        operator.operatorState(),
+                                        null,
+                                        operator.keyed()));
+            }
+        }
+        return new RestoredCheckpoint(
+                manifest.checkpointId(), directory, manifest, offsets, readerStates, operators);
+    }
+
+    /** True if this was built in memory by {@link #fromSnapshots}, not read from the files. */
+    public boolean inMemory() {
+        for (List<OperatorState> states : operators.values()) {
+            for (OperatorState state : states) {
+                if (state.copy() != null) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
 }

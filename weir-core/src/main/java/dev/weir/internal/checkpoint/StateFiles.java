@@ -6,6 +6,7 @@ import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
 import dev.weir.internal.io.PowerCut;
 import dev.weir.internal.runtime.FaultPoints;
 import dev.weir.internal.runtime.SeededBugs;
+import dev.weir.internal.state.HeapKeyedStateBackend;
 import dev.weir.internal.state.HeapKeyedStateBackend.Kind;
 import dev.weir.internal.state.RawKeyedState;
 import java.io.DataOutput;
@@ -117,9 +118,24 @@ public final class StateFiles {
             Map<String, byte[]> readerStates,
             List<OperatorState> operators) {}
 
-    /** One operator's restored state. */
+    /**
+     * One operator's restored state.
+     *
+     * @param name the operator's name
+     * @param subtask the subtask that saved it
+     * @param parallelism that subtask's parallelism
+     * @param operatorState non-keyed state bytes, or null
+     * @param keyed keyed state read from the file, or null (none, or held in memory)
+     * @param copy keyed state held in memory by local recovery (the copy the file was written
+     *     from), or null
+     */
     public record OperatorState(
-            String name, int subtask, int parallelism, byte[] operatorState, RawKeyedState keyed) {}
+            String name,
+            int subtask,
+            int parallelism,
+            byte[] operatorState,
+            RawKeyedState keyed,
+            HeapKeyedStateBackend.KeyedCopy copy) {}
 
     /** Parses a state file already verified against the manifest; checks its own CRC too. */
     public static TaskState parse(Path path, byte[] bytes) {
@@ -168,7 +184,8 @@ public final class StateFiles {
                 int parallelism = in.readInt();
                 byte[] operatorState = readBlob(in);
                 RawKeyedState keyed = in.readBoolean() ? readKeyed(in, bytes, version) : null;
-                operators.add(new OperatorState(name, subtask, parallelism, operatorState, keyed));
+                operators.add(
+                        new OperatorState(name, subtask, parallelism, operatorState, keyed, null));
             }
             return new TaskState(taskName, sourceName, offsets, readerStates, operators);
         } catch (EOFException e) {

@@ -6,6 +6,7 @@ import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.checkpoint.CheckpointStats.TaskStats;
 import dev.weir.internal.checkpoint.CheckpointStore;
 import dev.weir.internal.checkpoint.Manifest;
+import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.checkpoint.StateFiles;
 import dev.weir.internal.checkpoint.TaskSnapshot;
 import dev.weir.internal.io.PowerCut;
@@ -68,11 +69,16 @@ final class CheckpointCoordinator {
         final long triggerNanos;
         final TaskStats[] stats;
         final Manifest.FileEntry[] files;
+
+        /** The snapshots the files are written from, kept for local recovery (else null). */
+        final TaskSnapshot[] snapshots;
+
         int remaining;
         final CompletableFuture<CheckpointStats> future = new CompletableFuture<>();
 
-        Pending(long id, boolean savepoint, Path directory, int taskCount) {
+        Pending(long id, boolean savepoint, Path directory, int taskCount, boolean keepSnapshots) {
             this.id = id;
+            this.snapshots = keepSnapshots && !savepoint ? new TaskSnapshot[taskCount] : null;
             this.savepoint = savepoint;
             this.directory = directory;
             this.triggerMillis = System.currentTimeMillis();
@@ -83,14 +89,19 @@ final class CheckpointCoordinator {
         }
     }
 
+    /** Local recovery: receives each completed checkpoint's snapshots; null when off. */
+    private final LocalStateCache localState;
+
     CheckpointCoordinator(
             String jobName,
             int maxParallelism,
             CheckpointConfig config,
             CheckpointStore store,
             JobListener listener,
-            Consumer<CheckpointStats> statsSink) {
+            Consumer<CheckpointStats> statsSink,
+            LocalStateCache localState) {
         this.jobName = jobName;
+        this.localState = localState;
         this.maxParallelism = maxParallelism;
         this.config = config;
         this.store = store;
@@ -181,7 +192,8 @@ final class CheckpointCoordinator {
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Pending checkpoint = new Pending(id, savepoint, directory, tasks.size());
+        Pending checkpoint =
+                new Pending(id, savepoint, directory, tasks.size(), localState != null);
         pending.put(id, checkpoint);
         long timeoutMs = config.timeout().toMillis();
         timer.schedule(
@@ -213,13 +225,17 @@ final class CheckpointCoordinator {
     void snapshotTaken(
             long id, Task task, TaskSnapshot snapshot, long alignmentNanos, long syncNanos) {
         io.execute(
-                () ->
-                        writeAndAcknowledge(
-                                id,
-                                task,
-                                StateFiles.serialize(snapshot),
-                                alignmentNanos,
-                                syncNanos));
+                () -> {
+                    byte[] bytes;
+                    try {
+                        bytes = StateFiles.serialize(snapshot);
+                    } catch (RuntimeException e) {
+                        // A codec failed, or the job failed and abandoned this checkpoint.
+                        abort(id, "serialising the state of " + task.name() + " failed: " + e);
+                        return;
+                    }
+                    writeAndAcknowledge(id, task, snapshot, bytes, alignmentNanos, syncNanos);
+                });
     }
 
     /** A task finished its input; it acknowledges every pending and future checkpoint as final. */
@@ -244,13 +260,18 @@ final class CheckpointCoordinator {
                     byte[] bytes =
                             finalBytes.computeIfAbsent(
                                     task.index(), i -> StateFiles.serialize(task.finalSnapshot()));
-                    writeAndAcknowledge(id, task, bytes, 0, 0);
+                    writeAndAcknowledge(id, task, task.finalSnapshot(), bytes, 0, 0);
                 });
     }
 
     /** Runs on the I/O thread. */
     private void writeAndAcknowledge(
-            long id, Task task, byte[] bytes, long alignmentNanos, long syncNanos) {
+            long id,
+            Task task,
+            TaskSnapshot snapshot,
+            byte[] bytes,
+            long alignmentNanos,
+            long syncNanos) {
         Path directory;
         synchronized (this) {
             Pending checkpoint = pending.get(id);
@@ -286,6 +307,11 @@ final class CheckpointCoordinator {
             checkpoint.stats[task.index()] = stats;
             checkpoint.files[task.index()] =
                     new Manifest.FileEntry(fileName, bytes.length, crc.getValue());
+            if (checkpoint.snapshots != null) {
+                // Exactly the snapshot this file holds (a task that finishes meanwhile offers a
+                // final snapshot too; the first written is the one acknowledged).
+                checkpoint.snapshots[task.index()] = snapshot;
+            }
             if (--checkpoint.remaining == 0) {
                 complete = checkpoint;
             }
@@ -348,6 +374,12 @@ final class CheckpointCoordinator {
             store.prune(oldestInFlight);
         }
         statsSink.accept(stats);
+        if (checkpoint.snapshots != null
+                && !java.util.Arrays.asList(checkpoint.snapshots).contains(null)) {
+            localState.completed(
+                    RestoredCheckpoint.fromSnapshots(
+                            checkpoint.directory, manifest, List.of(checkpoint.snapshots)));
+        }
         for (Task task : tasks) {
             task.checkpointComplete(checkpoint.id);
         }

@@ -68,7 +68,8 @@ public final class Execution {
                                 settings.checkpoints(),
                                 settings.store(),
                                 settings.listener(),
-                                statsSink);
+                                statsSink,
+                                settings.localState());
         if (restored != null) {
             RestoreAssignment.validate(graph, restored, config, settings.allowNonRestoredState());
         }
@@ -369,9 +370,10 @@ public final class Execution {
             // their writes instead of finishing them before the restart can begin.
             coordinator.stop(cause != null || cancelled);
         }
+        boolean restartLikely = cause != null && !cancelled;
         for (Task task : tasks) {
             try {
-                task.close();
+                task.close(restartLikely);
             } catch (Exception e) {
                 if (cause == null) {
                     cause = e;

@@ -81,7 +81,21 @@ public final class LocalJob implements JobHandle {
             return null;
         }
         Optional<Path> latest = settings.store().latestComplete();
-        return latest.map(this::load).orElse(null);
+        if (latest.isEmpty()) {
+            return null;
+        }
+        RestoredCheckpoint inMemory =
+                settings.localState() == null ? null : settings.localState().inMemory(latest.get());
+        if (inMemory != null) {
+            LOG.info(
+                    "job {} restores checkpoint {} ({}) from memory (local recovery)",
+                    name,
+                    inMemory.id(),
+                    latest.get());
+            settings.listener().onRestore(inMemory.id(), latest.get());
+            return inMemory;
+        }
+        return load(latest.get());
     }
 
     private RestoredCheckpoint load(Path path) {

@@ -1,5 +1,7 @@
 package dev.weir.internal.runtime;
 
+import dev.weir.internal.checkpoint.RestoredCheckpoint;
+import dev.weir.internal.state.HeapKeyedStateBackend;
 import dev.weir.internal.state.HeapKeyedStateBackend.KeyedCopy;
 import java.util.Map;
 import java.util.TreeMap;
@@ -14,12 +16,46 @@ import java.util.concurrent.ConcurrentHashMap;
  * object is decoded. The files stay the source of truth for everything else and for any other
  * restore (a new process, a savepoint at another parallelism).
  *
+ * <p>It also keeps the newest completed checkpoint as the tasks' snapshots held it (positions,
+ * non-keyed state, these copies): a restart restores that without reading the files back, which the
+ * process itself wrote and verified on the way out.
+ *
  * <p>Memory: per keyed operator subtask, the copies of the newest complete checkpoint and of those
  * in flight (arrays of references; values replaced since stay reachable until the next complete
  * checkpoint). Switch it off with {@code Pipeline.localRecovery(false)}.
  */
 public final class LocalStateCache {
     private final Map<String, TreeMap<Long, KeyedCopy>> copies = new ConcurrentHashMap<>();
+
+    /** Arrays a failed attempt's keyed state released, per operator subtask. */
+    private final Map<String, HeapKeyedStateBackend.Spare> spares = new ConcurrentHashMap<>();
+
+    /** Keeps the arrays a failed attempt's keyed state released for the next attempt. */
+    void putSpare(OperatorContext context, HeapKeyedStateBackend.Spare spare) {
+        spares.put(key(context), spare);
+    }
+
+    /** The spare arrays for this operator subtask, once; null if none. */
+    HeapKeyedStateBackend.Spare takeSpare(OperatorContext context) {
+        return spares.remove(key(context));
+    }
+
+    /** The newest checkpoint completed by this job, as built from its snapshots, or null. */
+    private volatile RestoredCheckpoint latest;
+
+    /** Checkpoint {@code checkpoint} is complete; a restart can restore it from memory. */
+    void completed(RestoredCheckpoint checkpoint) {
+        latest = checkpoint;
+    }
+
+    /**
+     * The newest checkpoint this job completed, if it is the one in {@code directory}: what a
+     * restart restores instead of reading the files back. Null otherwise.
+     */
+    RestoredCheckpoint inMemory(java.nio.file.Path directory) {
+        RestoredCheckpoint checkpoint = latest;
+        return checkpoint != null && checkpoint.path().equals(directory) ? checkpoint : null;
+    }
 
     private static String key(OperatorContext context) {
         return context.operatorName() + "#" + context.subtaskIndex() + "/" + context.parallelism();

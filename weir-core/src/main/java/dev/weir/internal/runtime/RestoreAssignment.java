@@ -6,6 +6,7 @@ import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.JobGraph.ChainNode;
 import dev.weir.internal.graph.JobGraph.Vertex;
 import dev.weir.internal.graph.Node;
+import dev.weir.internal.state.HeapKeyedStateBackend;
 import dev.weir.internal.state.KeyGroups;
 import dev.weir.internal.state.RawKeyedState;
 import java.util.ArrayList;
@@ -52,7 +53,8 @@ final class RestoreAssignment {
             for (OperatorState state : entry.getValue()) {
                 hasState |=
                         state.operatorState() != null
-                                || (state.keyed() != null && state.keyed().entryCount() > 0);
+                                || (state.keyed() != null && state.keyed().entryCount() > 0)
+                                || state.copy() != null;
             }
             if (hasState && !nodes.containsKey(entry.getKey())) {
                 unmapped.add("operator '" + entry.getKey() + "'");
@@ -125,16 +127,32 @@ final class RestoreAssignment {
         for (OperatorContext context : contexts) {
             List<RawKeyedState> keyed = new ArrayList<>();
             List<byte[]> operatorStates = new ArrayList<>();
+            HeapKeyedStateBackend.KeyedCopy copy = null;
             for (OperatorState old :
                     restored.operators().getOrDefault(context.operatorName(), List.of())) {
                 if (old.keyed() != null) {
                     keyed.add(old.keyed());
                 }
+                if (old.copy() != null) {
+                    if (old.parallelism() != parallelism) {
+                        throw new IllegalStateException(
+                                "in-memory checkpoint "
+                                        + restored.id()
+                                        + " was taken at parallelism "
+                                        + old.parallelism()
+                                        + ", not "
+                                        + parallelism);
+                    }
+                    if (old.subtask() == subtask) {
+                        copy = old.copy();
+                    }
+                }
                 if (old.operatorState() != null && old.subtask() % parallelism == subtask) {
                     operatorStates.add(old.operatorState());
                 }
             }
-            operators.add(new TaskRestore.OperatorRestore(keyed, first, last, operatorStates));
+            operators.add(
+                    new TaskRestore.OperatorRestore(keyed, first, last, operatorStates, copy));
         }
         Map<String, byte[]> states =
                 restored.readerStates().getOrDefault(vertex.head().node().name(), Map.of());

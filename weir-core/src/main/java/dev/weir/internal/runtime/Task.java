@@ -227,8 +227,21 @@ public final class Task {
             HeapKeyedStateBackend keyed = context.keyedState();
             if (restored != null && keyed != null) {
                 HeapKeyedStateBackend.KeyedCopy local =
-                        localState == null ? null : localState.get(context, restore.checkpointId());
-                if (local == null || !keyed.restoreFrom(local)) {
+                        restored.copy() != null
+                                ? restored.copy()
+                                : localState == null
+                                        ? null
+                                        : localState.get(context, restore.checkpointId());
+                boolean ok =
+                        local != null
+                                && keyed.restoreFrom(
+                                        local,
+                                        localState == null ? null : localState.takeSpare(context));
+                if (!ok) {
+                    if (restored.copy() != null) {
+                        throw new IllegalStateException(
+                                name + ": keyed state was not empty when restoring it");
+                    }
                     for (RawKeyedState raw : restored.keyed()) {
                         keyed.restore(raw, restored.firstKeyGroup(), restored.lastKeyGroup());
                     }
@@ -432,7 +445,12 @@ public final class Task {
     }
 
     /** Closes operators and readers; called once after the task's worker has stopped. */
-    void close() throws Exception {
+    /**
+     * Closes sources and operators. With {@code failed} and local recovery on, keyed state hands
+     * its arrays to the next attempt of this subtask, which restores into them instead of
+     * allocating as much again while the failed attempt's garbage is still on the heap.
+     */
+    void close(boolean failed) throws Exception {
         Exception first = null;
         if (source != null) {
             try {
@@ -443,7 +461,11 @@ public final class Task {
         }
         for (OperatorContext context : contexts) {
             if (context != null && context.keyedState() != null) {
-                context.keyedState().clear(); // let a restart's restore have the memory
+                if (failed && localState != null) {
+                    localState.putSpare(context, context.keyedState().release());
+                } else {
+                    context.keyedState().clear(); // let a restart's restore have the memory
+                }
             }
         }
         for (StreamOperator operator : operators) {

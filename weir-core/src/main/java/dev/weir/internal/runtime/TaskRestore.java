@@ -1,5 +1,6 @@
 package dev.weir.internal.runtime;
 
+import dev.weir.internal.state.HeapKeyedStateBackend;
 import dev.weir.internal.state.RawKeyedState;
 import java.util.List;
 import java.util.Map;
@@ -25,12 +26,15 @@ record TaskRestore(
      * @param firstKeyGroup first key group this subtask owns
      * @param lastKeyGroup last key group this subtask owns
      * @param operatorStates non-keyed states of the old subtasks assigned to this one
+     * @param copy the in-memory keyed state of this same subtask (a checkpoint restored from
+     *     memory), or null
      */
     record OperatorRestore(
             List<RawKeyedState> keyed,
             int firstKeyGroup,
             int lastKeyGroup,
-            List<byte[]> operatorStates) {}
+            List<byte[]> operatorStates,
+            HeapKeyedStateBackend.KeyedCopy copy) {}
 
     static final TaskRestore NONE = new TaskRestore(-1, Map.of(), Map.of(), List.of());
 }

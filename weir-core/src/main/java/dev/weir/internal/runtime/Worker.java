@@ -63,19 +63,19 @@ final class Worker implements Runnable {
             if (!task.tryClaim()) {
                 continue;
             }
-            current = task;
             try {
                 if (task.isDone()) {
                     tasks.remove(i--); // finished on another worker, which reported it
                     continue;
                 }
+                current = task; // named in the failure if the step throws
                 progress |= task.doWork();
+                current = null;
                 if (task.isDone()) {
                     tasks.remove(i--);
                     execution.taskDone(task);
                 }
             } finally {
-                current = null;
                 task.release();
             }
         }

@@ -131,7 +131,11 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
     }
 
     private void rebuildTable(int capacity) {
-        table = new int[capacity];
+        if (table != null && table.length == capacity) {
+            Arrays.fill(table, 0); // a restore into adopted arrays: no new table
+        } else {
+            table = new int[capacity];
+        }
         shift = Integer.numberOfLeadingZeros(capacity) + 1;
         for (int i = 0; i < size; i++) {
             place(i);
@@ -304,20 +308,32 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
     /**
      * Rebuilds the state from {@code copy}, taken by a subtask with the same key groups, as the
      * checkpoint it was taken for holds it: keys and values are shared (values are immutable), map
-     * and list containers are copied. Returns false, changing nothing, unless the backend is empty
-     * and every state of the copy is declared here with the same kind; the caller then restores
-     * from the checkpoint files.
+     * and list containers are copied; values of states not declared yet wait, encoded, for their
+     * declaration. Returns false, changing nothing, unless the backend is empty (the caller then
+     * restores from the checkpoint files); a state declared with another kind is an error, as in
+     * {@link #restore}.
      */
     public boolean restoreFrom(KeyedCopy copy) {
+        return restoreFrom(copy, null);
+    }
+
+    /**
+     * Like {@link #restoreFrom(KeyedCopy)}, restoring into {@code spare} (the arrays a failed
+     * attempt of this subtask released) where they are large enough, instead of new arrays.
+     */
+    public boolean restoreFrom(KeyedCopy copy, Spare spare) {
         if (size != 0 || !pending.isEmpty()) {
             return false;
+        }
+        if (spare != null && spare.keys.length >= copy.keys.length) {
+            adopt(spare, copy.keys.length);
         }
         int[] column = new int[copy.declarations.size()];
         for (int s = 0; s < column.length; s++) {
             Declaration old = copy.declarations.get(s);
             column[s] = columnOf(old.name());
-            if (column[s] < 0 || declarations.get(column[s]).kind() != old.kind()) {
-                return false;
+            if (column[s] >= 0) {
+                checkKind(declarations.get(column[s]), old.kind());
             }
         }
         int n = copy.keys.length;
@@ -325,6 +341,10 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         System.arraycopy(copy.keys, 0, keys, 0, n);
         System.arraycopy(copy.groups, 0, groups, 0, n);
         for (int s = 0; s < column.length; s++) {
+            if (column[s] < 0) {
+                holdEncoded(copy.declarations.get(s), copy.columns[s], n);
+                continue;
+            }
             Object[] values = columns[column[s]];
             System.arraycopy(copy.columns[s], 0, values, 0, n);
             if (copy.declarations.get(s).kind() != Kind.VALUE) {
@@ -336,6 +356,77 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         current = -1;
         currentKey = null;
         return true;
+    }
+
+    /**
+     * Keeps the values of a state not declared (yet) encoded until its declaration, as a restore
+     * from files does: the function may declare it while processing.
+     */
+    private void holdEncoded(Declaration declaration, Object[] values, int n) {
+        List<PendingValue> held = new ArrayList<>();
+        ByteArrayDataOutput out = new ByteArrayDataOutput(64);
+        for (int i = 0; i < n; i++) {
+            if (values[i] != null) {
+                out.reset();
+                StateValues.encode(declaration, values[i], out);
+                held.add(new PendingValue(i, declaration.kind(), out.toByteArray()));
+            }
+        }
+        if (!held.isEmpty()) {
+            pending.put(declaration.name(), held);
+        }
+    }
+
+    /**
+     * A closed attempt's arrays, all of one capacity, and its table: reused by the next attempt's
+     * restore so that a restart does not allocate (and the collector copy) as much again.
+     */
+    public static final class Spare {
+        private final Object[] keys;
+        private final int[] groups;
+        private final Object[][] columns;
+        private final int[] table;
+
+        private Spare(Object[] keys, int[] groups, Object[][] columns, int[] table) {
+            this.keys = keys;
+            this.groups = groups;
+            this.columns = columns;
+            this.table = table;
+        }
+    }
+
+    /** Hands this backend's arrays over and leaves it empty, as {@link #clear} does. */
+    public Spare release() {
+        Spare spare = new Spare(keys, groups, columns, table);
+        columns = new Object[columns.length][];
+        table = null;
+        clear();
+        return spare;
+    }
+
+    /**
+     * Takes {@code spare}'s arrays (capacity at least {@code needed}) as this empty backend's,
+     * cleared of the old attempt's references.
+     */
+    private void adopt(Spare spare, int needed) {
+        int capacity = spare.keys.length;
+        Arrays.fill(spare.keys, null);
+        keys = spare.keys;
+        groups = spare.groups;
+        for (int s = 0; s < columns.length; s++) {
+            Object[] reused = s < spare.columns.length ? spare.columns[s] : null;
+            if (reused != null && reused.length == capacity) {
+                Arrays.fill(reused, null);
+                columns[s] = reused;
+            } else {
+                columns[s] = new Object[capacity];
+            }
+        }
+        if (spare.table.length >= 2 * needed) {
+            Arrays.fill(spare.table, 0);
+            table = spare.table;
+            shift = Integer.numberOfLeadingZeros(table.length) + 1;
+        }
     }
 
     /** Drops every key's state (the task is closed; its state is no longer needed). */
@@ -396,7 +487,11 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
             this.keyGroups = keyGroups;
         }
 
-        /** Writes the state section of a state file, entries sorted by key group. */
+        /**
+         * Writes the state section of a state file, entries sorted by key group. Stops with {@link
+         * java.io.InterruptedIOException} when the writing thread is interrupted (a failed job
+         * abandons its in-flight checkpoints; the restart should not wait for them).
+         */
         public void writeTo(ByteArrayDataOutput out) throws IOException {
             int width = declarations.size();
             out.writeInt(width);
@@ -409,7 +504,11 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
             out.writeInt(0); // the entries' length in bytes, patched below: readers skip them
             Codec<Object> keyCodec = Codecs.auto();
             ByteArrayDataOutput scratch = new ByteArrayDataOutput(64);
+            int written = 0;
             for (int i : orderByKeyGroup()) {
+                if ((++written & 0xFFFF) == 0 && Thread.currentThread().isInterrupted()) {
+                    throw new java.io.InterruptedIOException("snapshot abandoned");
+                }
                 out.writeInt(groups[i]);
                 keyCodec.encode(keys[i], out);
                 for (int s = 0; s < width; s++) {

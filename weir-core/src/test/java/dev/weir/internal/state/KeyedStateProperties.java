@@ -25,8 +25,9 @@ import net.jqwik.api.Provide;
  * The heap keyed state against a plain model: random updates of value, map and list states over
  * many keys; then a snapshot, serialised and restored three ways (from the file bytes split by key
  * group over two subtasks, from the file bytes with states declared after the restore, and from the
- * in-memory copy of local recovery) must give back exactly the model, and a restored backend must
- * not share mutable containers with the one it came from.
+ * in-memory copy of local recovery, with states declared before or after, into new arrays or into
+ * the arrays a failed attempt released) must give back exactly the model, and a restored backend
+ * must not share mutable containers with the one it came from.
  */
 class KeyedStateProperties {
     static final int GROUPS = 128;
@@ -172,5 +173,24 @@ class KeyedStateProperties {
         Handles again = new Handles().declare();
         assertThat(again.backend.restoreFrom(copy)).isTrue();
         assertHolds(again, model, 0, GROUPS - 1);
+
+        // Local recovery with the states declared only after the restore.
+        Handles lateLocal = new Handles();
+        assertThat(lateLocal.backend.restoreFrom(copy)).isTrue();
+        lateLocal.declare();
+        assertHolds(lateLocal, model, 0, GROUPS - 1);
+
+        // Local recovery into the arrays a failed attempt released (it had more keys and other
+        // values): nothing of the failed attempt shows through.
+        HeapKeyedStateBackend.Spare spare = local.backend.release();
+        assertThat(local.backend.size()).isZero();
+        Handles reused = new Handles().declare();
+        assertThat(reused.backend.restoreFrom(copy, spare)).isTrue();
+        assertThat(reused.backend.size()).isEqualTo(original.backend.size());
+        assertHolds(reused, model, 0, GROUPS - 1);
+        for (Op op : ops) {
+            apply(op, reused, new Model());
+        }
+        assertHolds(original, model, 0, GROUPS - 1);
     }
 }
