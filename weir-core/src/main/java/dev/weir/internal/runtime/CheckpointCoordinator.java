@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -257,9 +258,18 @@ final class CheckpointCoordinator {
         long id = checkpoint.id;
         io.execute(
                 () -> {
-                    byte[] bytes =
-                            finalBytes.computeIfAbsent(
-                                    task.index(), i -> StateFiles.serialize(task.finalSnapshot()));
+                    byte[] bytes;
+                    try {
+                        bytes =
+                                finalBytes.computeIfAbsent(
+                                        task.index(),
+                                        i -> StateFiles.serialize(task.finalSnapshot()));
+                    } catch (RuntimeException e) {
+                        abort(
+                                id,
+                                "serialising the final state of " + task.name() + " failed: " + e);
+                        return;
+                    }
                     writeAndAcknowledge(id, task, task.finalSnapshot(), bytes, 0, 0);
                 });
     }
@@ -374,8 +384,7 @@ final class CheckpointCoordinator {
             store.prune(oldestInFlight);
         }
         statsSink.accept(stats);
-        if (checkpoint.snapshots != null
-                && !java.util.Arrays.asList(checkpoint.snapshots).contains(null)) {
+        if (checkpoint.snapshots != null && !Arrays.asList(checkpoint.snapshots).contains(null)) {
             localState.completed(
                     RestoredCheckpoint.fromSnapshots(
                             checkpoint.directory, manifest, List.of(checkpoint.snapshots)));
