@@ -67,30 +67,36 @@ class DurableLogProperties {
             @ForAll @IntRange(min = 0, max = 1_000_000) int cutSeed)
             throws IOException {
         Path dir = newDir();
-        List<Long> segmentEnds = new ArrayList<>();
-        long written = 0;
         try (DurableLog log = DurableLog.open(dir, SMALL_SEGMENTS)) {
             log.createTopic("t", 1);
-            for (int batch : batchSizes) {
-                List<byte[]> records = new ArrayList<>();
-                for (int i = 0; i < batch; i++) {
-                    records.add(payload(written + i, payloadBytes));
-                }
-                assertThat(log.append("t", 0, records)).isEqualTo(written);
-                written += batch;
-            }
+            appendBatches(log, batchSizes, payloadBytes, 0);
         }
+        long survivors = tearLastSegment(dir, cutSeed, payloadBytes);
+
+        assertExactlyTheFirst(dir, survivors, payloadBytes, survivors / 2);
+    }
+
+    /**
+     * Cuts the last segment of topic t's partition 0 at a byte chosen by {@code cutSeed}; returns
+     * how many records are then whole.
+     */
+    private static long tearLastSegment(Path dir, int cutSeed, int payloadBytes)
+            throws IOException {
         Path segment = lastSegment(dir.resolve("t").resolve("0"));
         long base = Long.parseLong(segment.getFileName().toString().replace(".log", ""));
-        long size = Files.size(segment);
-        long cut = size == 0 ? 0 : cutSeed % (size + 1);
+        long cut = cutSeed % (Files.size(segment) + 1);
         try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
             file.setLength(cut);
         }
-        int recordBytes = 25 + payloadBytes;
-        long survivors = base + cut / recordBytes;
-        segmentEnds.add(survivors);
+        return base + cut / (25 + payloadBytes);
+    }
 
+    /**
+     * Reopens the log in {@code dir}: exactly records 0..survivors-1 with their payloads, the next
+     * append gets offset {@code survivors}, and a read from {@code from} starts there.
+     */
+    private static void assertExactlyTheFirst(Path dir, long survivors, int payloadBytes, long from)
+            throws IOException {
         try (DurableLog log = DurableLog.open(dir, SMALL_SEGMENTS)) {
             assertThat(log.endOffset("t", 0)).isEqualTo(survivors);
             List<LogRecord> all = log.read("t", 0, 0, Integer.MAX_VALUE);
@@ -100,7 +106,6 @@ class DurableLogProperties {
             }
             assertThat(log.append("t", 0, List.of(payload(survivors, payloadBytes))))
                     .isEqualTo(survivors);
-            long from = survivors / 2;
             assertThat(log.read("t", 0, from, 1))
                     .extracting(LogRecord::offset)
                     .containsExactly(from);
@@ -178,29 +183,9 @@ class DurableLogProperties {
             written = appendBatches(log, after, payloadBytes, written);
             copyTree(dir, image); // what a crash now would leave: no second clean close
         }
-        Path segment = lastSegment(image.resolve("t").resolve("0"));
-        long base = Long.parseLong(segment.getFileName().toString().replace(".log", ""));
-        long size = Files.size(segment);
-        long cut = cutSeed % (size + 1);
-        try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
-            file.setLength(cut);
-        }
-        long survivors = base + cut / (25 + payloadBytes);
+        long survivors = tearLastSegment(image, cutSeed, payloadBytes);
 
-        try (DurableLog log = DurableLog.open(image, SMALL_SEGMENTS)) {
-            assertThat(log.endOffset("t", 0)).isEqualTo(survivors);
-            List<LogRecord> all = log.read("t", 0, 0, Integer.MAX_VALUE);
-            assertThat(all).hasSize((int) survivors);
-            for (LogRecord record : all) {
-                assertThat(record.payload()).isEqualTo(payload(record.offset(), payloadBytes));
-            }
-            assertThat(log.append("t", 0, List.of(payload(survivors, payloadBytes))))
-                    .isEqualTo(survivors);
-            long from = survivors * 2 / 3;
-            assertThat(log.read("t", 0, from, 1))
-                    .extracting(LogRecord::offset)
-                    .containsExactly(from);
-        }
+        assertExactlyTheFirst(image, survivors, payloadBytes, survivors * 2 / 3);
     }
 
     private static long appendBatches(

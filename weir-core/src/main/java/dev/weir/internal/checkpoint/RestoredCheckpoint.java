@@ -35,13 +35,8 @@ public record RestoredCheckpoint(
         for (Manifest.FileEntry file : manifest.files()) {
             Path path = directory.resolve(file.name());
             TaskState task = StateFiles.parse(path, StateFiles.readAll(path));
-            if (!task.sourceName().isEmpty()) {
-                offsets.computeIfAbsent(task.sourceName(), n -> new LinkedHashMap<>())
-                        .putAll(task.offsets());
-                readerStates
-                        .computeIfAbsent(task.sourceName(), n -> new LinkedHashMap<>())
-                        .putAll(task.readerStates());
-            }
+            addSource(
+                    task.sourceName(), task.offsets(), task.readerStates(), offsets, readerStates);
             for (OperatorState operator : task.operators()) {
                 operators.computeIfAbsent(operator.name(), n -> new ArrayList<>()).add(operator);
             }
@@ -61,13 +56,8 @@ public record RestoredCheckpoint(
         Map<String, Map<String, byte[]>> readerStates = new HashMap<>();
         Map<String, List<OperatorState>> operators = new LinkedHashMap<>();
         for (TaskSnapshot task : snapshots) {
-            if (!task.sourceName().isEmpty()) {
-                offsets.computeIfAbsent(task.sourceName(), n -> new LinkedHashMap<>())
-                        .putAll(task.offsets());
-                readerStates
-                        .computeIfAbsent(task.sourceName(), n -> new LinkedHashMap<>())
-                        .putAll(task.readerStates());
-            }
+            addSource(
+                    task.sourceName(), task.offsets(), task.readerStates(), offsets, readerStates);
             for (TaskSnapshot.OperatorSnapshot operator : task.operators()) {
                 operators
                         .computeIfAbsent(operator.name(), n -> new ArrayList<>())
@@ -85,15 +75,18 @@ public record RestoredCheckpoint(
                 manifest.checkpointId(), directory, manifest, offsets, readerStates, operators);
     }
 
-    /** True if this was built in memory by {@link #fromSnapshots}, not read from the files. */
-    public boolean inMemory() {
-        for (List<OperatorState> states : operators.values()) {
-            for (OperatorState state : states) {
-                if (state.copy() != null) {
-                    return true;
-                }
-            }
+    /** Adds a source task's split positions and reader states under its source's name. */
+    private static void addSource(
+            String sourceName,
+            Map<String, Long> taskOffsets,
+            Map<String, byte[]> taskReaderStates,
+            Map<String, Map<String, Long>> offsets,
+            Map<String, Map<String, byte[]>> readerStates) {
+        if (!sourceName.isEmpty()) {
+            offsets.computeIfAbsent(sourceName, n -> new LinkedHashMap<>()).putAll(taskOffsets);
+            readerStates
+                    .computeIfAbsent(sourceName, n -> new LinkedHashMap<>())
+                    .putAll(taskReaderStates);
         }
-        return false;
     }
 }
