@@ -33,8 +33,13 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>A pipeline runs in this JVM on a small pool of worker threads ({@link #workerThreads}, default
- * the number of cores). Not thread-safe while being built; {@link #start} may be called more than
- * once, each call running an independent job.
+ * the number of cores). Each task (one subtask of a step and the steps chained to it) runs on one
+ * worker at a time, and every call into it happens after the previous one completed; an idle worker
+ * may run a busy worker's tasks, so successive calls can come from different worker threads ("the
+ * task's thread" in the function and connector contracts means this one-at-a-time sequence). Do not
+ * keep thread-confined resources (a {@code ThreadLocal} cache is fine, a lock held across calls is
+ * not). Not thread-safe while being built; {@link #start} may be called more than once, each call
+ * running an independent job.
  */
 public final class Pipeline {
     private static final Logger LOG = LoggerFactory.getLogger(Pipeline.class);
