@@ -31,7 +31,7 @@ import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.
 import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
 import org.apache.flink.util.Collector;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 /**
  * The Flink peer of {@code keyed-sum}: the same job, idiomatic Flink 2.3 in a local environment
@@ -45,33 +45,7 @@ import picocli.CommandLine.Option;
         name = "flink-keyed-sum",
         description = "The keyed running-sum job on Apache Flink (the peer of keyed-sum).")
 public final class FlinkKeyedSumBench implements Callable<Integer> {
-    @Option(names = "--n", description = "Records (default ${DEFAULT-VALUE}).")
-    long n = 50_000_000;
-
-    @Option(names = "--k", description = "Distinct keys (default ${DEFAULT-VALUE}).")
-    long k = 2;
-
-    @Option(names = "--p", description = "Parallelism (default ${DEFAULT-VALUE}).")
-    int p = 2;
-
-    @Option(names = "--mode", description = "none, alo or eo (default ${DEFAULT-VALUE}).")
-    String mode = "none";
-
-    @Option(
-            names = "--interval-ms",
-            description = "Checkpoint interval (default ${DEFAULT-VALUE}).")
-    long intervalMs = 1000;
-
-    @Option(
-            names = "--fail-at",
-            description = "Fail once at this record and measure recovery (default: never).")
-    long failAt = 0;
-
-    @Option(names = "--sink", description = "discard or file (default ${DEFAULT-VALUE}).")
-    String sinkKind = "discard";
-
-    @Option(names = "--runs", description = "Runs in this JVM (default ${DEFAULT-VALUE}).")
-    int runs = 1;
+    @Mixin KeyedSumOptions job;
 
     static final LongAdder COUNT = new LongAdder();
     static final AtomicLong FAILED_AT_NANOS = new AtomicLong();
@@ -81,15 +55,15 @@ public final class FlinkKeyedSumBench implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CheckpointingMode checkpointing =
-                switch (mode) {
+                switch (job.mode) {
                     case "none" -> null;
                     case "alo" -> CheckpointingMode.AT_LEAST_ONCE;
                     case "eo" -> CheckpointingMode.EXACTLY_ONCE;
                     default ->
                             throw new IllegalArgumentException(
-                                    "unknown --mode '" + mode + "'; use none, alo or eo");
+                                    "unknown --mode '" + job.mode + "'; use none, alo or eo");
                 };
-        for (int run = 0; run < runs; run++) {
+        for (int run = 0; run < job.runs; run++) {
             runOnce(checkpointing);
         }
         return 0;
@@ -108,19 +82,20 @@ public final class FlinkKeyedSumBench implements Callable<Integer> {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(p, conf);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createLocalEnvironment(job.p, conf);
         env.getConfig().enableObjectReuse();
         if (checkpointing != null) {
-            env.enableCheckpointing(intervalMs, checkpointing);
+            env.enableCheckpointing(job.intervalMs, checkpointing);
         }
-        long keys = k;
+        long keys = job.k;
         DataStream<Long> sums =
-                env.fromSequence(1, n)
+                env.fromSequence(1, job.n)
                         .keyBy(value -> value % keys, Types.LONG)
-                        .process(new RunningSum(failAt))
+                        .process(new RunningSum(job.failAt))
                         .returns(Types.LONG);
         Path out = dir.resolve("out");
-        if (sinkKind.equals("file")) {
+        if (job.sinkKind.equals("file")) {
             sums.sinkTo(
                     FileSink.forRowFormat(
                                     org.apache.flink.core.fs.Path.fromLocalFile(out.toFile()),
@@ -128,19 +103,20 @@ public final class FlinkKeyedSumBench implements Callable<Integer> {
                             .withBucketAssigner(new BasePathBucketAssigner<>())
                             .withRollingPolicy(OnCheckpointRollingPolicy.build())
                             .build());
-        } else if (sinkKind.equals("discard")) {
+        } else if (job.sinkKind.equals("discard")) {
             sums.sinkTo(new CountingSink());
         } else {
             throw new IllegalArgumentException(
-                    "unknown --sink " + sinkKind + "; use discard or file");
+                    "unknown --sink " + job.sinkKind + "; use discard or file");
         }
         JobExecutionResult result = env.execute("keyed-sum");
         double seconds = result.getNetRuntime(TimeUnit.MICROSECONDS) / 1e6;
-        if (failAt == 0 && sinkKind.equals("discard") && COUNT.sum() != n) {
-            throw new IllegalStateException("expected " + n + " updates, sink saw " + COUNT.sum());
+        if (job.failAt == 0 && job.sinkKind.equals("discard") && COUNT.sum() != job.n) {
+            throw new IllegalStateException(
+                    "expected " + job.n + " updates, sink saw " + COUNT.sum());
         }
-        if (failAt == 0 && sinkKind.equals("file")) {
-            OutputCheck.expectLines(out, n);
+        if (job.failAt == 0 && job.sinkKind.equals("file")) {
+            OutputCheck.expectLines(out, job.n);
         }
         StateFiles.deleteRecursively(dir);
         StringBuilder line =
@@ -149,14 +125,14 @@ public final class FlinkKeyedSumBench implements Callable<Integer> {
                                 Locale.ROOT,
                                 "engine=flink job=keyed-sum%s mode=%s N=%d K=%d P=%d seconds=%.3f"
                                         + " records_per_s=%.0f",
-                                sinkKind.equals("file") ? "-to-file" : "",
-                                mode,
-                                n,
-                                k,
-                                p,
+                                job.sinkKind.equals("file") ? "-to-file" : "",
+                                job.mode,
+                                job.n,
+                                job.k,
+                                job.p,
                                 seconds,
-                                n / seconds));
-        if (failAt > 0) {
+                                job.n / seconds));
+        if (job.failAt > 0) {
             line.append(
                     String.format(
                             Locale.ROOT,

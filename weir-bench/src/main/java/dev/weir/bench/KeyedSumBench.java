@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -32,34 +33,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "keyed-sum", description = "Runs the keyed running-sum job on Weir.")
 public final class KeyedSumBench implements Callable<Integer> {
-    @Option(names = "--n", description = "Records (default ${DEFAULT-VALUE}).")
-    long n = 50_000_000L;
-
-    @Option(names = "--k", description = "Distinct keys (default ${DEFAULT-VALUE}).")
-    long k = 2;
-
-    @Option(names = "--p", description = "Parallelism (default ${DEFAULT-VALUE}).")
-    int p = 2;
-
-    @Option(
-            names = "--mode",
-            description = "Checkpointing: none, alo (at-least-once) or eo (exactly-once).")
-    String mode = "none";
-
-    @Option(
-            names = "--interval-ms",
-            description = "Checkpoint interval (default ${DEFAULT-VALUE}).")
-    long intervalMs = 1000;
-
-    @Option(
-            names = "--fail-at",
-            description =
-                    "Throw once when this record is processed and report the recovery time"
-                            + " (needs --mode alo or eo; 0 = never).")
-    long failAt = 0;
-
-    @Option(names = "--runs", description = "Runs in this JVM (default ${DEFAULT-VALUE}).")
-    int runs = 1;
+    @Mixin KeyedSumOptions job;
 
     @Option(
             names = "--source",
@@ -68,29 +42,24 @@ public final class KeyedSumBench implements Callable<Integer> {
                             + " topic with P partitions, untimed, then read by the job).")
     String sourceKind = "generator";
 
-    @Option(
-            names = "--sink",
-            description = "discard (count only) or file (every update through FileSink).")
-    String sinkKind = "discard";
-
     @Override
     public Integer call() throws Exception {
         CheckpointingMode checkpointing =
-                switch (mode) {
+                switch (job.mode) {
                     case "none" -> CheckpointingMode.NONE;
                     case "alo" -> CheckpointingMode.AT_LEAST_ONCE;
                     case "eo" -> CheckpointingMode.EXACTLY_ONCE;
                     default -> null;
                 };
         if (checkpointing == null) {
-            System.err.println("unknown --mode '" + mode + "'; use none, alo or eo");
+            System.err.println("unknown --mode '" + job.mode + "'; use none, alo or eo");
             return 2;
         }
-        if (failAt > 0 && checkpointing == CheckpointingMode.NONE) {
+        if (job.failAt > 0 && checkpointing == CheckpointingMode.NONE) {
             System.err.println("--fail-at needs checkpoints; use --mode alo or eo");
             return 2;
         }
-        for (int run = 0; run < runs; run++) {
+        for (int run = 0; run < job.runs; run++) {
             runOnce(checkpointing);
         }
         return 0;
@@ -102,23 +71,23 @@ public final class KeyedSumBench implements Callable<Integer> {
             new java.util.concurrent.atomic.AtomicBoolean();
 
     private void runOnce(CheckpointingMode checkpointing) throws Exception {
-        long keys = k;
-        long failRecord = failAt;
+        long keys = job.k;
+        long failRecord = job.failAt;
         FAILED_AT_NANOS.set(0);
         RECOVERED_AT_NANOS.set(0);
         RESTORED.set(false);
         Path dir = Files.createTempDirectory("weir-bench-");
-        Source<Long> source = Sources.sequence(1, n);
+        Source<Long> source = Sources.sequence(1, job.n);
         if (sourceKind.equals("log")) {
             source = writeLog(dir.resolve("log"));
         } else if (!sourceKind.equals("generator")) {
             throw new IllegalArgumentException(
                     "unknown --source " + sourceKind + "; use generator or log");
         }
-        Pipeline pipeline = Pipeline.create("keyed-sum").parallelism(p);
+        Pipeline pipeline = Pipeline.create("keyed-sum").parallelism(job.p);
         if (checkpointing != CheckpointingMode.NONE) {
             pipeline.checkpointing(
-                            CheckpointConfig.exactlyOnce(Duration.ofMillis(intervalMs), dir)
+                            CheckpointConfig.exactlyOnce(Duration.ofMillis(job.intervalMs), dir)
                                     .withMode(checkpointing))
                     .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
                     .listener(
@@ -137,23 +106,24 @@ public final class KeyedSumBench implements Callable<Integer> {
         }
         CountingSink<Long> sink = Sinks.counting();
         DataStream<Long> sums = runningSum(pipeline.source("numbers", source), keys, failRecord);
-        if (sinkKind.equals("file")) {
+        if (job.sinkKind.equals("file")) {
             sums.sink("file", new TimedFileSink<Long>(dir.resolve("out")));
-        } else if (sinkKind.equals("discard")) {
+        } else if (job.sinkKind.equals("discard")) {
             sums.sink("count", sink);
         } else {
             throw new IllegalArgumentException(
-                    "unknown --sink " + sinkKind + "; use discard or file");
+                    "unknown --sink " + job.sinkKind + "; use discard or file");
         }
-        var job = pipeline.start();
-        JobResult result = job.await();
-        List<CheckpointStats> checkpoints = job.checkpointStats();
-        if (failRecord == 0 && sinkKind.equals("file")) {
-            OutputCheck.expectLines(dir.resolve("out"), n);
+        var handle = pipeline.start();
+        JobResult result = handle.await();
+        List<CheckpointStats> checkpoints = handle.checkpointStats();
+        if (failRecord == 0 && job.sinkKind.equals("file")) {
+            OutputCheck.expectLines(dir.resolve("out"), job.n);
         }
         StateFiles.deleteRecursively(dir);
-        if (failRecord == 0 && sinkKind.equals("discard") && sink.count() != n) {
-            throw new IllegalStateException("expected " + n + " updates, sink saw " + sink.count());
+        if (failRecord == 0 && job.sinkKind.equals("discard") && sink.count() != job.n) {
+            throw new IllegalStateException(
+                    "expected " + job.n + " updates, sink saw " + sink.count());
         }
         double seconds = result.duration().toNanos() / 1e9;
         StringBuilder line = new StringBuilder();
@@ -162,13 +132,13 @@ public final class KeyedSumBench implements Callable<Integer> {
                         Locale.ROOT,
                         "engine=weir job=keyed-sum%s%s mode=%s N=%d K=%d P=%d seconds=%.3f records_per_s=%.0f",
                         sourceKind.equals("log") ? "-from-log" : "",
-                        sinkKind.equals("file") ? "-to-file" : "",
-                        mode,
-                        n,
-                        k,
-                        p,
+                        job.sinkKind.equals("file") ? "-to-file" : "",
+                        job.mode,
+                        job.n,
+                        job.k,
+                        job.p,
                         seconds,
-                        n / seconds));
+                        job.n / seconds));
         if (checkpointing != CheckpointingMode.NONE) {
             long[] durations =
                     checkpoints.stream()
@@ -197,7 +167,7 @@ public final class KeyedSumBench implements Callable<Integer> {
                             percentile(sync, 50) / 1000,
                             size));
         }
-        if (sinkKind.equals("file")) {
+        if (job.sinkKind.equals("file")) {
             long[] latencies =
                     TimedFileSink.COMMIT_LATENCY_NANOS.stream()
                             .mapToLong(Long::longValue)
@@ -257,11 +227,11 @@ public final class KeyedSumBench implements Callable<Integer> {
         try (DurableLog log =
                 DurableLog.open(
                         dir, LogOptions.defaults().withFsync(LogOptions.FsyncPolicy.NEVER))) {
-            log.createTopic("numbers", p);
+            log.createTopic("numbers", job.p);
             int batch = 4096;
-            for (int partition = 0; partition < p; partition++) {
+            for (int partition = 0; partition < job.p; partition++) {
                 List<byte[]> records = new ArrayList<>(batch);
-                for (long value = partition + 1; value <= n; value += p) {
+                for (long value = partition + 1; value <= job.n; value += job.p) {
                     records.add(Codecs.LONG.toBytes(value));
                     if (records.size() == batch) {
                         log.append("numbers", partition, records);

@@ -1,0 +1,47 @@
+package dev.weir.bench;
+
+import picocli.CommandLine.Option;
+
+/**
+ * The options of the keyed running-sum job that both engines' commands take, so {@code compare}
+ * hands either the same arguments.
+ */
+final class KeyedSumOptions {
+    @Option(names = "--n", description = "Records (default ${DEFAULT-VALUE}).")
+    long n = 50_000_000L;
+
+    @Option(names = "--k", description = "Distinct keys (default ${DEFAULT-VALUE}).")
+    long k = 2;
+
+    @Option(names = "--p", description = "Parallelism (default ${DEFAULT-VALUE}).")
+    int p = 2;
+
+    @Option(
+            names = "--mode",
+            description =
+                    "Checkpointing: none, alo (at-least-once) or eo (exactly-once) (default"
+                            + " ${DEFAULT-VALUE}).")
+    String mode = "none";
+
+    @Option(
+            names = "--interval-ms",
+            description = "Checkpoint interval (default ${DEFAULT-VALUE}).")
+    long intervalMs = 1000;
+
+    @Option(
+            names = "--fail-at",
+            description =
+                    "Throw once when this record is processed and report the recovery time"
+                            + " (needs --mode alo or eo; 0 = never).")
+    long failAt = 0;
+
+    @Option(
+            names = "--sink",
+            description =
+                    "discard (count only) or file (every update through the engine's exactly-once"
+                            + " file sink) (default ${DEFAULT-VALUE}).")
+    String sinkKind = "discard";
+
+    @Option(names = "--runs", description = "Runs in this JVM (default ${DEFAULT-VALUE}).")
+    int runs = 1;
+}
