@@ -2,31 +2,23 @@ package dev.weir.internal.runtime;
 
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.state.HeapKeyedStateBackend;
-import dev.weir.internal.state.HeapKeyedStateBackend.KeyedCopy;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Local recovery: the in-memory copies of keyed state that tasks took for their checkpoints, kept
- * for the life of the job (across restarts, not across processes). A restart that restores
- * checkpoint n into the same operator, subtask and parallelism rebuilds its keyed state from the
- * copy of n instead of decoding the checkpoint files: the copy is exactly what was serialised into
- * n (values shared and immutable, containers already copied), so the result is the same and no
- * object is decoded. The files stay the source of truth for everything else and for any other
- * restore (a new process, a savepoint at another parallelism).
+ * Local recovery, kept for the life of the job (across restarts, not across processes): the newest
+ * checkpoint this job completed, as the tasks' snapshots held it when its files were written
+ * (positions, non-keyed state, and the copies of keyed state — values shared and immutable,
+ * containers already copied), and the arrays a failed attempt's keyed state released. A restart
+ * whose newest complete checkpoint is that one restores it without reading the files back, which
+ * the process itself wrote and verified on the way out; every other restore (a new process, a
+ * rescale, a savepoint) reads the files.
  *
- * <p>It also keeps the newest completed checkpoint as the tasks' snapshots held it (positions,
- * non-keyed state, these copies): a restart restores that without reading the files back, which the
- * process itself wrote and verified on the way out.
- *
- * <p>Memory: per keyed operator subtask, the copies of the newest complete checkpoint and of those
- * in flight (arrays of references; values replaced since stay reachable until the next complete
- * checkpoint). Switch it off with {@code Pipeline.localRecovery(false)}.
+ * <p>Memory: the keyed copies of the newest complete checkpoint (arrays of references; values
+ * replaced since stay reachable until the next one completes) and, until the restart has restored,
+ * the failed attempt's arrays. Switch it off with {@code Pipeline.localRecovery(false)}.
  */
 public final class LocalStateCache {
-    private final Map<String, TreeMap<Long, KeyedCopy>> copies = new ConcurrentHashMap<>();
-
     /** Arrays a failed attempt's keyed state released, per operator subtask. */
     private final Map<String, HeapKeyedStateBackend.Spare> spares = new ConcurrentHashMap<>();
 
@@ -59,34 +51,5 @@ public final class LocalStateCache {
 
     private static String key(OperatorContext context) {
         return context.operatorName() + "#" + context.subtaskIndex() + "/" + context.parallelism();
-    }
-
-    /** Keeps the copy a task took for checkpoint {@code id}. */
-    void put(OperatorContext context, long id, KeyedCopy copy) {
-        TreeMap<Long, KeyedCopy> mine = copies.computeIfAbsent(key(context), k -> new TreeMap<>());
-        synchronized (mine) {
-            mine.put(id, copy);
-        }
-    }
-
-    /** Checkpoint {@code id} is complete: older copies can no longer be restored. */
-    void completed(OperatorContext context, long id) {
-        TreeMap<Long, KeyedCopy> mine = copies.get(key(context));
-        if (mine != null) {
-            synchronized (mine) {
-                mine.headMap(id).clear();
-            }
-        }
-    }
-
-    /** The copy for checkpoint {@code id}, or null. */
-    KeyedCopy get(OperatorContext context, long id) {
-        TreeMap<Long, KeyedCopy> mine = copies.get(key(context));
-        if (mine == null) {
-            return null;
-        }
-        synchronized (mine) {
-            return mine.get(id);
-        }
     }
 }

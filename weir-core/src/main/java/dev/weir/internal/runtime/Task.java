@@ -226,22 +226,16 @@ public final class Task {
             // into place; any declared later wait, encoded, for their declaration.
             HeapKeyedStateBackend keyed = context.keyedState();
             if (restored != null && keyed != null) {
-                HeapKeyedStateBackend.KeyedCopy local =
-                        restored.copy() != null
-                                ? restored.copy()
-                                : localState == null
-                                        ? null
-                                        : localState.get(context, restore.checkpointId());
-                boolean ok =
-                        local != null
-                                && keyed.restoreFrom(
-                                        local,
-                                        localState == null ? null : localState.takeSpare(context));
-                if (!ok) {
-                    if (restored.copy() != null) {
+                // Taken either way, so a restore from files does not leave it held for the job.
+                HeapKeyedStateBackend.Spare spare =
+                        localState == null ? null : localState.takeSpare(context);
+                if (restored.copy() != null) {
+                    // A checkpoint restored from memory (local recovery): its in-memory copy.
+                    if (!keyed.restoreFrom(restored.copy(), spare)) {
                         throw new IllegalStateException(
                                 name + ": keyed state was not empty when restoring it");
                     }
+                } else {
                     for (RawKeyedState raw : restored.keyed()) {
                         keyed.restore(raw, restored.firstKeyGroup(), restored.lastKeyGroup());
                     }
@@ -258,13 +252,6 @@ public final class Task {
         while ((id = completed.poll()) != null) {
             for (StreamOperator operator : operators) {
                 operator.notifyCheckpointComplete(id);
-            }
-            if (localState != null) {
-                for (OperatorContext context : contexts) {
-                    if (context.keyedState() != null) {
-                        localState.completed(context, id);
-                    }
-                }
             }
         }
     }
@@ -367,9 +354,6 @@ public final class Task {
             OperatorContext context = contexts.get(i);
             HeapKeyedStateBackend keyed = context.keyedState();
             HeapKeyedStateBackend.KeyedCopy copy = keyed == null ? null : keyed.copy();
-            if (copy != null && localState != null) {
-                localState.put(context, checkpointId, copy);
-            }
             states.add(
                     new OperatorSnapshot(
                             context.operatorName(),

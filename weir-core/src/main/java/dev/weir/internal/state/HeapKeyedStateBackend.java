@@ -410,7 +410,7 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
      */
     private void adopt(Spare spare, int needed) {
         int capacity = spare.keys.length;
-        Arrays.fill(spare.keys, null);
+        Arrays.fill(spare.keys, needed, capacity, null); // the restore copies over the rest
         keys = spare.keys;
         groups = spare.groups;
         for (int s = 0; s < columns.length; s++) {
@@ -423,9 +423,7 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
             }
         }
         if (spare.table.length >= 2 * needed) {
-            Arrays.fill(spare.table, 0);
-            table = spare.table;
-            shift = Integer.numberOfLeadingZeros(table.length) + 1;
+            table = spare.table; // the restore's rebuildTable clears it and sets the shift
         }
     }
 
