@@ -53,6 +53,15 @@ public final class PartitionLog {
     private long lastForceNanos = System.nanoTime();
     private ByteBuffer scratch = ByteBuffer.allocate(64 * 1024);
 
+    /**
+     * The last segment (base offset, length) as its clean-close marker described it when trusted on
+     * open, or -1: a close that finds that same segment at that same length (a reader's open and
+     * close) writes nothing.
+     */
+    private long markedBase = -1;
+
+    private long markedSize = -1;
+
     private PartitionLog(String topic, int partition, Path directory, LogOptions options) {
         this.topic = topic;
         this.partition = partition;
@@ -115,6 +124,8 @@ public final class PartitionLog {
                 return false;
             }
             segment.records = Long.parseLong(fields[2]);
+            markedBase = segment.baseOffset;
+            markedSize = segment.size;
             return true;
         } catch (NumberFormatException e) {
             return false;
@@ -415,11 +426,13 @@ public final class PartitionLog {
     /**
      * Closes the files. If the active segment holds exactly the records appended (no torn write
      * past them), it is forced and a marker records its length and count, with its index saved, so
-     * the next open need not scan it (see {@link #closedCleanly}).
+     * the next open need not scan it (see {@link #closedCleanly}); unless the marker it opened with
+     * still says exactly that.
      */
     synchronized void close() throws IOException {
         try {
-            if (active.channel.size() == active.size) {
+            boolean unchanged = active.baseOffset == markedBase && active.size == markedSize;
+            if (!unchanged && active.channel.size() == active.size) {
                 active.channel.force(true);
                 if (PowerCut.ON) {
                     PowerCut.synced(active.file, active.size);
