@@ -119,19 +119,7 @@ public final class FlinkKeyedSumBench implements Callable<Integer> {
             OutputCheck.expectLines(out, job.n);
         }
         StateFiles.deleteRecursively(dir);
-        StringBuilder line =
-                new StringBuilder(
-                        String.format(
-                                Locale.ROOT,
-                                "engine=flink job=keyed-sum%s mode=%s N=%d K=%d P=%d seconds=%.3f"
-                                        + " records_per_s=%.0f",
-                                job.sinkKind.equals("file") ? "-to-file" : "",
-                                job.mode,
-                                job.n,
-                                job.k,
-                                job.p,
-                                seconds,
-                                job.n / seconds));
+        StringBuilder line = new StringBuilder(job.resultLine("flink", "", seconds));
         if (job.failAt > 0) {
             line.append(
                     String.format(

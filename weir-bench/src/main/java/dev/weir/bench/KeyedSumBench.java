@@ -126,19 +126,10 @@ public final class KeyedSumBench implements Callable<Integer> {
                     "expected " + job.n + " updates, sink saw " + sink.count());
         }
         double seconds = result.duration().toNanos() / 1e9;
-        StringBuilder line = new StringBuilder();
-        line.append(
-                String.format(
-                        Locale.ROOT,
-                        "engine=weir job=keyed-sum%s%s mode=%s N=%d K=%d P=%d seconds=%.3f records_per_s=%.0f",
-                        sourceKind.equals("log") ? "-from-log" : "",
-                        job.sinkKind.equals("file") ? "-to-file" : "",
-                        job.mode,
-                        job.n,
-                        job.k,
-                        job.p,
-                        seconds,
-                        job.n / seconds));
+        StringBuilder line =
+                new StringBuilder(
+                        job.resultLine(
+                                "weir", sourceKind.equals("log") ? "-from-log" : "", seconds));
         if (checkpointing != CheckpointingMode.NONE) {
             long[] durations =
                     checkpoints.stream()

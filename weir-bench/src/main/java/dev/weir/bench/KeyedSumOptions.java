@@ -1,5 +1,6 @@
 package dev.weir.bench;
 
+import java.util.Locale;
 import picocli.CommandLine.Option;
 
 /**
@@ -44,4 +45,23 @@ final class KeyedSumOptions {
 
     @Option(names = "--runs", description = "Runs in this JVM (default ${DEFAULT-VALUE}).")
     int runs = 1;
+
+    /**
+     * The start of a run's result line, which {@code compare} parses: {@code engine=<engine>
+     * job=keyed-sum<source>[-to-file] mode=… N=… K=… P=… seconds=… records_per_s=…}.
+     */
+    String resultLine(String engine, String sourceSuffix, double seconds) {
+        return String.format(
+                Locale.ROOT,
+                "engine=%s job=keyed-sum%s%s mode=%s N=%d K=%d P=%d seconds=%.3f records_per_s=%.0f",
+                engine,
+                sourceSuffix,
+                sinkKind.equals("file") ? "-to-file" : "",
+                mode,
+                n,
+                k,
+                p,
+                seconds,
+                n / seconds);
+    }
 }
