@@ -39,6 +39,9 @@ public final class Checker {
             long dangling,
             long vanished,
             List<String> problems) {
+        /** Nothing checked, nothing found: where sums of verdicts start. */
+        public static final Verdict NONE = new Verdict(0, 0, 0, 0, 0, 0, 0, List.of());
+
         /** True if nothing was found. */
         public boolean ok() {
             return lost == 0
@@ -47,6 +50,30 @@ public final class Checker {
                     && wrong == 0
                     && dangling == 0
                     && vanished == 0;
+        }
+
+        /** This verdict and {@code other} together (two rounds, say). */
+        public Verdict plus(Verdict other) {
+            List<String> all = new ArrayList<>(problems);
+            all.addAll(other.problems);
+            return new Verdict(
+                    records + other.records,
+                    lost + other.lost,
+                    duplicated + other.duplicated,
+                    reordered + other.reordered,
+                    wrong + other.wrong,
+                    dangling + other.dangling,
+                    vanished + other.vanished,
+                    all);
+        }
+
+        /** This verdict with {@code failure} as one more finding, first among the problems. */
+        public Verdict withFailure(String failure) {
+            List<String> all = new ArrayList<>();
+            all.add(failure);
+            all.addAll(problems);
+            return new Verdict(
+                    records, lost, duplicated, reordered, wrong + 1, dangling, vanished, all);
         }
     }
 

@@ -90,28 +90,15 @@ public final class Verifier {
             int kills,
             int faultPoints,
             int powerCuts,
-            long records,
-            long lost,
-            long duplicated,
-            long reordered,
-            long wrong,
-            long dangling,
-            long vanished,
+            Verdict findings,
             int bugsCaught,
             int bugs,
             long recoveryP50,
             long recoveryP99,
-            long seed,
-            List<String> problems) {
+            long seed) {
         /** True if nothing was found and every seeded bug was caught. */
         public boolean passed() {
-            return lost == 0
-                    && duplicated == 0
-                    && reordered == 0
-                    && wrong == 0
-                    && dangling == 0
-                    && vanished == 0
-                    && bugsCaught == bugs;
+            return findings.ok() && bugsCaught == bugs;
         }
 
         /** The report's last line. */
@@ -125,11 +112,11 @@ public final class Verifier {
                     kills,
                     faultPoints,
                     powerCuts,
-                    records,
-                    lost,
-                    duplicated,
-                    reordered,
-                    dangling,
+                    findings.records(),
+                    findings.lost(),
+                    findings.duplicated(),
+                    findings.reordered(),
+                    findings.dangling(),
                     bugsCaught,
                     bugs,
                     recoveryP50,
@@ -189,14 +176,7 @@ public final class Verifier {
         plan = plan.subList(0, Math.min(plan.size(), Math.max(options.kills(), 0)));
         List<Long> recoveries = new ArrayList<>();
         Set<String> fired = new LinkedHashSet<>();
-        long records = 0;
-        long lost = 0;
-        long duplicated = 0;
-        long reordered = 0;
-        long wrong = 0;
-        long dangling = 0;
-        long vanished = 0;
-        List<String> problems = new ArrayList<>();
+        Verdict findings = Verdict.NONE;
         int kills = 0;
         int[] cuts = {0};
         int next = 0;
@@ -208,14 +188,7 @@ public final class Verifier {
             next += result.used();
             kills += result.kills();
             Verdict verdict = result.verdict();
-            records += verdict.records();
-            lost += verdict.lost();
-            duplicated += verdict.duplicated();
-            reordered += verdict.reordered();
-            wrong += verdict.wrong();
-            dangling += verdict.dangling();
-            vanished += verdict.vanished();
-            problems.addAll(verdict.problems());
+            findings = findings.plus(verdict);
             out.printf(
                     Locale.ROOT,
                     "round %d: %d kills, %d records, %s%n",
@@ -252,25 +225,18 @@ public final class Verifier {
                         kills,
                         fired.size(),
                         cuts[0],
-                        records,
-                        lost,
-                        duplicated,
-                        reordered,
-                        wrong,
-                        dangling,
-                        vanished,
+                        findings,
                         caught,
                         bugs,
                         percentile(recoveries, 50),
                         percentile(recoveries, 99),
-                        options.seed(),
-                        problems);
+                        options.seed());
         out.printf(
                 Locale.ROOT,
                 "fault points fired: %s%nwrong aggregates=%d, seen during the run and then gone=%d%n",
                 fired,
-                wrong,
-                vanished);
+                findings.wrong(),
+                findings.vanished());
         out.println(report.line());
         return report;
     }
@@ -369,19 +335,7 @@ public final class Verifier {
                         pending(work),
                         seen);
         if (failure != null) {
-            List<String> problems = new ArrayList<>();
-            problems.add(failure);
-            problems.addAll(verdict.problems());
-            verdict =
-                    new Verdict(
-                            verdict.records(),
-                            verdict.lost(),
-                            verdict.duplicated(),
-                            verdict.reordered(),
-                            verdict.wrong() + 1,
-                            verdict.dangling(),
-                            verdict.vanished(),
-                            problems);
+            verdict = verdict.withFailure(failure);
         }
         return new RoundResult(used, kills, verdict);
     }

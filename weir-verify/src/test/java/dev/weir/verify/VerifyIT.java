@@ -32,7 +32,7 @@ class VerifyIT {
                         .run();
         String log = bytes.toString(StandardCharsets.UTF_8);
 
-        assertThat(report.problems()).as(log).isEmpty();
+        assertThat(report.findings().problems()).as(log).isEmpty();
         assertThat(report.passed()).as(log).isTrue();
         // Random kills that come after a run has finished do not happen; fault points do.
         assertThat(report.kills())
