@@ -37,6 +37,13 @@ public interface TransactionalWriter<T, C> extends AutoCloseable {
      * After the restored committables were committed: aborts every transaction left behind by a
      * previous run that this subtask owns (those of old subtasks {@code j} with {@code j %
      * parallelism == subtask}) and that is not among {@code committed}.
+     *
+     * <p>It must also refuse to run, by throwing {@link dev.weir.api.UnrecoverableException} with a
+     * message naming the output and the fix, when it finds output this sink committed for a
+     * checkpoint newer than {@link SinkContext#restoredCheckpointId()} (when that is not -1) that
+     * is not among {@code committed}: a newer checkpoint completed and its metadata is lost, and
+     * replaying from the older one would write that output twice (invariant 8 of
+     * docs/design/001-checkpoints.md: no silent fallback).
      */
     void recoverOwned(List<C> committed, int subtask, int parallelism) throws Exception;
 

@@ -10,14 +10,21 @@ import dev.weir.internal.runtime.OperatorContext;
  * @param sinkName the sink's name
  * @param subtaskIndex the subtask's index
  * @param parallelism the sink's parallelism
+ * @param restoredCheckpointId see {@link SinkContext#restoredCheckpointId()}
  */
-record SubtaskSinkContext(String jobName, String sinkName, int subtaskIndex, int parallelism)
+record SubtaskSinkContext(
+        String jobName,
+        String sinkName,
+        int subtaskIndex,
+        int parallelism,
+        long restoredCheckpointId)
         implements SinkContext {
     static SubtaskSinkContext of(OperatorContext context) {
         return new SubtaskSinkContext(
                 context.jobName(),
                 context.operatorName(),
                 context.subtaskIndex(),
-                context.parallelism());
+                context.parallelism(),
+                context.restoredCheckpointId());
     }
 }

@@ -39,6 +39,10 @@ public final class Execution {
     private final JobSettings settings;
     private final CheckpointCoordinator coordinator;
     private final RestoredCheckpoint restored;
+
+    /** What sinks learn of the restore (see {@link OperatorContext#restoredCheckpointId}). */
+    private final long restoredCheckpointId;
+
     private final List<Task> tasks = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicInteger remaining = new AtomicInteger();
@@ -49,16 +53,19 @@ public final class Execution {
 
     /**
      * Builds every task of {@code graph}, restoring {@code restored} if not null; nothing runs
-     * until {@link #start}.
+     * until {@link #start}. {@code freshBaseline} is what sinks are told when nothing is restored:
+     * 0 if the job asked to resume, -1 if it started fresh by request.
      */
     public Execution(
             JobGraph graph,
             JobSettings settings,
             RestoredCheckpoint restored,
+            long freshBaseline,
             Consumer<CheckpointStats> statsSink) {
         this.config = settings.runtime();
         this.settings = settings;
         this.restored = restored;
+        this.restoredCheckpointId = restored != null ? restored.id() : freshBaseline;
         this.coordinator =
                 settings.checkpoints().mode() == CheckpointingMode.NONE
                         ? null
@@ -263,7 +270,8 @@ public final class Execution {
                             vertex.parallelism(),
                             output,
                             keyed,
-                            coordinator != null));
+                            coordinator != null,
+                            restoredCheckpointId));
             StreamOperator target = operator;
             return target::processElement;
         }

@@ -106,7 +106,21 @@ public final class LocalJob implements JobHandle {
     }
 
     private Execution newExecution(RestoredCheckpoint restored) {
-        return new Execution(graph, settings, restored, this::recordStats);
+        return new Execution(graph, settings, restored, freshBaseline(), this::recordStats);
+    }
+
+    /**
+     * What sinks are told when an attempt restores nothing: -1 if the job started fresh by request
+     * (no checkpointing, resume "none"), so output of earlier runs is the user's business; else 0,
+     * so a sink that finds output it committed refuses (its checkpoint is gone). A restart before
+     * the first checkpoint keeps the first attempt's answer: that attempt committed nothing.
+     */
+    private long freshBaseline() {
+        return settings.store() == null
+                        || (settings.fromSavepoint() == null
+                                && settings.checkpoints().resume().equals("none"))
+                ? -1
+                : 0;
     }
 
     private void recordStats(CheckpointStats checkpoint) {

@@ -12,6 +12,9 @@ import dev.weir.internal.state.HeapKeyedStateBackend;
  * @param output where the operator emits records
  * @param keyedState the keyed state of this operator and subtask, or null if the input is not keyed
  * @param checkpointing true if the job takes checkpoints
+ * @param restoredCheckpointId the checkpoint this run restored, 0 if it asked to resume and found
+ *     none, -1 if it started fresh by request (see {@link
+ *     dev.weir.api.sink.SinkContext#restoredCheckpointId()})
  */
 public record OperatorContext(
         String jobName,
@@ -20,4 +23,5 @@ public record OperatorContext(
         int parallelism,
         Output output,
         HeapKeyedStateBackend keyedState,
-        boolean checkpointing) {}
+        boolean checkpointing,
+        long restoredCheckpointId) {}

@@ -16,6 +16,8 @@ package dev.weir.internal.runtime;
  *       checkpoint root is never forced, so a power cut can take the whole checkpoint away.
  *   <li>{@code fallback-older}: a restarted job restores the second newest complete checkpoint
  *       (whose successor's commits already ran).
+ *   <li>{@code reread-ended-splits}: a restored source reads again the splits that had ended before
+ *       the checkpoint (the files source's bug found in wave 1).
  * </ul>
  */
 public final class SeededBugs {
@@ -36,6 +38,9 @@ public final class SeededBugs {
 
     /** Restore the second newest complete checkpoint. */
     public static final boolean FALLBACK_OLDER = BUG.equals("fallback-older");
+
+    /** Reopen, after a restore, the source splits that had ended before the checkpoint. */
+    public static final boolean REREAD_ENDED_SPLITS = BUG.equals("reread-ended-splits");
 
     private SeededBugs() {}
 }
