@@ -275,10 +275,6 @@ public final class Pipeline {
         }
         RuntimeConfig runtime = runtimeConfig();
         boolean checkpointing = checkpoints.mode() != CheckpointingMode.NONE;
-        CheckpointStore store =
-                checkpointing
-                        ? new CheckpointStore(checkpoints.directory(), checkpoints.retained())
-                        : null;
         RestartStrategy restart =
                 restartStrategy != null
                         ? restartStrategy
@@ -286,6 +282,11 @@ public final class Pipeline {
                                 ? RestartStrategy.fixedDelay(10, Duration.ofMillis(100))
                                 : RestartStrategy.none();
         checkTransactionTimeouts(restart);
+        // Last: it locks the checkpoint directory, which the job releases when it ends.
+        CheckpointStore store =
+                checkpointing
+                        ? new CheckpointStore(checkpoints.directory(), checkpoints.retained())
+                        : null;
         return LocalJob.start(
                 List.copyOf(nodes),
                 new JobSettings(

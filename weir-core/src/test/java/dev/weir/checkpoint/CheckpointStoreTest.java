@@ -86,7 +86,8 @@ class CheckpointStoreTest {
         assertThat(second).extracting(CheckpointStats::id).containsExactly(3L, 4L, 5L);
         try (Stream<Path> entries = Files.list(dir)) {
             assertThat(entries.map(p -> p.getFileName().toString()).sorted())
-                    .containsExactly("chk-00000000003", "chk-00000000004", "chk-00000000005");
+                    .containsExactly(
+                            ".lock", "chk-00000000003", "chk-00000000004", "chk-00000000005");
         }
     }
 

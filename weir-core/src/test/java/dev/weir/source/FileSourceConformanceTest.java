@@ -29,7 +29,40 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
             Files.writeString(dir.resolve("part-" + f + ".txt"), text, StandardCharsets.UTF_8);
         }
         Files.writeString(dir.resolve(".in-progress"), "ignored\n");
-        return Sources.files(dir);
+        return Sources.files(dir, splits);
+    }
+
+    @Override
+    protected Source<String> createSourceWithSplits(List<List<String>> splits) throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("files-" + System.nanoTime()));
+        int count = splits.size();
+        for (int k = 0; k < count; k++) {
+            // Two files per split (names chosen to hash to split k), read in name order.
+            List<String> records = splits.get(k);
+            int half = records.size() / 2;
+            writeLines(dir.resolve(nameInSplit("a", k, count)), records.subList(0, half));
+            writeLines(
+                    dir.resolve(nameInSplit("b", k, count)), records.subList(half, records.size()));
+        }
+        return Sources.files(dir, count);
+    }
+
+    /** A file name starting with {@code prefix} that the files source puts in split {@code k}. */
+    static String nameInSplit(String prefix, int k, int splits) {
+        for (int i = 0; ; i++) {
+            String name = prefix + "-" + i + ".txt";
+            if (Math.floorMod(name.hashCode(), splits) == k) {
+                return name;
+            }
+        }
+    }
+
+    static void writeLines(Path file, List<String> lines) throws Exception {
+        StringBuilder text = new StringBuilder();
+        for (String line : lines) {
+            text.append(line).append('\n');
+        }
+        Files.writeString(file, text, StandardCharsets.UTF_8);
     }
 
     @Test

@@ -33,4 +33,25 @@ class LogSourceConformanceTest extends ReplayableSourceConformance {
         }
         return Sources.log(dir, "lines", Codecs.STRING);
     }
+
+    @Override
+    protected Source<String> createSourceWithSplits(List<List<String>> splits) {
+        Path dir = temp.resolve("log-" + System.nanoTime());
+        try (DurableLog log = DurableLog.open(dir, LogOptions.defaults().withSegmentBytes(8192))) {
+            log.createTopic("lines", splits.size());
+            for (int p = 0; p < splits.size(); p++) {
+                List<byte[]> records = new ArrayList<>();
+                for (String record : splits.get(p)) {
+                    records.add(Codecs.STRING.toBytes(record));
+                }
+                for (int from = 0; from < records.size(); from += 100) {
+                    log.append(
+                            "lines",
+                            p,
+                            records.subList(from, Math.min(from + 100, records.size())));
+                }
+            }
+        }
+        return Sources.log(dir, "lines", Codecs.STRING);
+    }
 }

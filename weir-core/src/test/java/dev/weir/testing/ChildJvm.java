@@ -36,4 +36,16 @@ public final class ChildJvm {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log))
                 .start();
     }
+
+    /** Starts {@code main} with {@code args}, its output readable from the returned process. */
+    public static Process startPiped(Class<?> main, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx128m");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(main.getName());
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
 }

@@ -19,6 +19,13 @@ import java.util.Objects;
  * @param resume what a new run restores: {@code "latest"} (the newest complete checkpoint in {@code
  *     directory}, or nothing if there is none), {@code "none"}, or a path to a checkpoint or
  *     savepoint directory
+ * @param tolerableFailures checkpoints that may fail in a row (timed out, state not written) before
+ *     the job fails with the cause; default 3. A job that cannot checkpoint makes no durable
+ *     progress: a restart would replay everything since its last checkpoint, and an exactly-once
+ *     sink can commit nothing, so its output piles up uncommitted. One failure in a row may be a
+ *     passing hiccup (a slow disk hitting the timeout once) that is not worth a restart and its
+ *     replay; three in a row are not. 0 fails the job at the first failed checkpoint (as Flink's
+ *     default does). Failed savepoints only fail their own request.
  */
 public record CheckpointConfig(
         CheckpointingMode mode,
@@ -28,7 +35,8 @@ public record CheckpointConfig(
         Duration minPause,
         Path directory,
         int retained,
-        String resume) {
+        String resume,
+        int tolerableFailures) {
     /** Validates the fields, naming the setting to change. */
     public CheckpointConfig {
         Objects.requireNonNull(mode, "mode");
@@ -49,11 +57,18 @@ public record CheckpointConfig(
         if (retained < 1 || retained > 1000) {
             throw new IllegalArgumentException("retained must be within 1..1000: " + retained);
         }
+        if (tolerableFailures < 0 || tolerableFailures > 1_000_000) {
+            throw new IllegalArgumentException(
+                    "tolerableFailures must be within 0..1000000: " + tolerableFailures);
+        }
         if (mode != CheckpointingMode.NONE && directory == null) {
             throw new IllegalArgumentException(
                     "checkpointing needs a directory; call CheckpointConfig.directory(path)");
         }
     }
+
+    /** Checkpoints that may fail in a row before the job fails; see the class comment. */
+    public static final int DEFAULT_TOLERABLE_FAILURES = 3;
 
     /** No checkpoints. */
     public static CheckpointConfig none() {
@@ -65,7 +80,8 @@ public record CheckpointConfig(
                 Duration.ZERO,
                 null,
                 3,
-                "none");
+                "none",
+                DEFAULT_TOLERABLE_FAILURES);
     }
 
     /**
@@ -81,41 +97,115 @@ public record CheckpointConfig(
                 Duration.ZERO,
                 directory,
                 3,
-                "latest");
+                "latest",
+                DEFAULT_TOLERABLE_FAILURES);
     }
 
     public CheckpointConfig withMode(CheckpointingMode mode) {
         return new CheckpointConfig(
-                mode, interval, timeout, maxConcurrent, minPause, directory, retained, resume);
+                mode,
+                interval,
+                timeout,
+                maxConcurrent,
+                minPause,
+                directory,
+                retained,
+                resume,
+                tolerableFailures);
     }
 
     public CheckpointConfig withInterval(Duration interval) {
         return new CheckpointConfig(
-                mode, interval, timeout, maxConcurrent, minPause, directory, retained, resume);
+                mode,
+                interval,
+                timeout,
+                maxConcurrent,
+                minPause,
+                directory,
+                retained,
+                resume,
+                tolerableFailures);
     }
 
     public CheckpointConfig withTimeout(Duration timeout) {
         return new CheckpointConfig(
-                mode, interval, timeout, maxConcurrent, minPause, directory, retained, resume);
+                mode,
+                interval,
+                timeout,
+                maxConcurrent,
+                minPause,
+                directory,
+                retained,
+                resume,
+                tolerableFailures);
     }
 
     public CheckpointConfig withMaxConcurrent(int maxConcurrent) {
         return new CheckpointConfig(
-                mode, interval, timeout, maxConcurrent, minPause, directory, retained, resume);
+                mode,
+                interval,
+                timeout,
+                maxConcurrent,
+                minPause,
+                directory,
+                retained,
+                resume,
+                tolerableFailures);
     }
 
     public CheckpointConfig withMinPause(Duration minPause) {
         return new CheckpointConfig(
-                mode, interval, timeout, maxConcurrent, minPause, directory, retained, resume);
+                mode,
+                interval,
+                timeout,
+                maxConcurrent,
+                minPause,
+                directory,
+                retained,
+                resume,
+                tolerableFailures);
     }
 
     public CheckpointConfig withRetained(int retained) {
         return new CheckpointConfig(
-                mode, interval, timeout, maxConcurrent, minPause, directory, retained, resume);
+                mode,
+                interval,
+                timeout,
+                maxConcurrent,
+                minPause,
+                directory,
+                retained,
+                resume,
+                tolerableFailures);
     }
 
     public CheckpointConfig withResume(String resume) {
         return new CheckpointConfig(
-                mode, interval, timeout, maxConcurrent, minPause, directory, retained, resume);
+                mode,
+                interval,
+                timeout,
+                maxConcurrent,
+                minPause,
+                directory,
+                retained,
+                resume,
+                tolerableFailures);
+    }
+
+    /**
+     * Lets {@code failures} checkpoints fail in a row before the job fails with the cause (default
+     * {@value #DEFAULT_TOLERABLE_FAILURES}; 0 = fail at the first).
+     */
+    public CheckpointConfig withTolerableFailures(int failures) {
+        return new CheckpointConfig(
+                mode,
+                interval,
+                timeout,
+                maxConcurrent,
+                minPause,
+                directory,
+                retained,
+                resume,
+                failures);
     }
 }

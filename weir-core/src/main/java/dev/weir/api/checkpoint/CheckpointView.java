@@ -66,7 +66,7 @@ public final class CheckpointView {
 
     /** Position per split of the source called {@code source} (empty if it has none). */
     public Map<String, Long> offsets(String source) {
-        return new TreeMap<>(checkpoint.offsets().getOrDefault(source, Map.of()));
+        return new TreeMap<>(checkpoint.offsets(source));
     }
 
     /**

@@ -19,7 +19,8 @@ public record LogOptions(
         long segmentBytes,
         int indexIntervalBytes,
         long retentionBytes,
-        Duration retentionAge) {
+        Duration retentionAge)
+        implements java.io.Serializable {
     /** When data is forced to disk. */
     public enum FsyncPolicy {
         /** Every {@code append} call returns only after its batch is on disk. */

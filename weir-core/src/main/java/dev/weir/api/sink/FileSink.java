@@ -145,7 +145,7 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
             throws IOException {
         Path dir = Path.of(directory);
         Files.createDirectories(dir);
-        return new Writer(dir, context.subtaskIndex());
+        return new Writer(dir, context.subtaskIndex(), context.restoredCheckpointId());
     }
 
     /** The lines of every finished file in {@code directory}, files in name order. */
@@ -262,6 +262,7 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
     private final class Writer implements TransactionalWriter<T, Committable> {
         private final Path dir;
         private final int subtask;
+        private final long restoredCheckpointId;
         private final List<String> rolled = new ArrayList<>();
         private FileChannel channel;
         private OutputStream out;
@@ -270,9 +271,10 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
         private long openedAtMillis;
         private long counter = System.nanoTime();
 
-        Writer(Path dir, int subtask) {
+        Writer(Path dir, int subtask, long restoredCheckpointId) {
             this.dir = dir;
             this.subtask = subtask;
+            this.restoredCheckpointId = restoredCheckpointId;
         }
 
         @Override
@@ -390,9 +392,16 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
         @Override
         public void recoverOwned(List<Committable> committed, int subtask, int parallelism)
                 throws IOException {
+            java.util.Set<String> recommitted = new java.util.HashSet<>();
+            for (Committable c : committed) {
+                recommitted.addAll(c.finished());
+            }
             try (Stream<Path> entries = Files.list(dir)) {
                 for (Path file : (Iterable<Path>) entries::iterator) {
                     String name = file.getFileName().toString();
+                    if (restoredCheckpointId >= 0 && !recommitted.contains(name)) {
+                        refuseNewerOutput(name, subtask, parallelism);
+                    }
                     String rest =
                             name.startsWith(".inprogress-")
                                     ? name.substring(".inprogress-".length())
@@ -411,6 +420,37 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
             StateFiles.fsyncDirectory(dir);
         }
 
+        /**
+         * Refuses a finished file this sink's subtasks committed for a checkpoint newer than the
+         * one restored: that checkpoint completed and is lost, and replaying from the older one
+         * would write its records again (see {@link SinkContext#restoredCheckpointId()}).
+         */
+        private void refuseNewerOutput(String name, int subtask, int parallelism) {
+            java.util.regex.Matcher part = PART.matcher(name);
+            if (!part.matches()) {
+                return;
+            }
+            int owner = Integer.parseInt(part.group(1));
+            long checkpoint = Long.parseLong(part.group(2));
+            if (owner % parallelism != subtask || checkpoint <= restoredCheckpointId) {
+                return;
+            }
+            throw new dev.weir.api.UnrecoverableException(
+                    "file sink output "
+                            + dir.resolve(name)
+                            + " was committed for checkpoint "
+                            + checkpoint
+                            + ", but this run "
+                            + (restoredCheckpointId == 0
+                                    ? "found no complete checkpoint to restore"
+                                    : "restored the older checkpoint " + restoredCheckpointId)
+                            + ": a newer checkpoint completed and its metadata is lost, and"
+                            + " replaying from there would write those records twice. Restore the"
+                            + " lost checkpoint (Pipeline.fromSavepoint), or to process the input"
+                            + " again on purpose, write to an empty directory or start with"
+                            + " CheckpointConfig resume \"none\"");
+        }
+
         @Override
         public void close() throws IOException {
             if (out != null) {
@@ -418,4 +458,8 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
             }
         }
     }
+
+    /** A finished file's name: subtask, checkpoint id, index. */
+    private static final java.util.regex.Pattern PART =
+            java.util.regex.Pattern.compile("part-(\\d{1,9})-(\\d{1,19})-\\d+\\..*");
 }

@@ -42,16 +42,32 @@ public final class Sources {
     }
 
     /**
-     * The lines of the files in {@code directory}, in file-name order; replayable (offset = file
-     * and byte position). Names starting with '.' or '_' are skipped.
+     * The lines of the files in {@code directory}; replayable (offset = file and byte position).
+     * Names starting with '.' or '_' are skipped: write a file under such a name and rename it when
+     * complete. The files are spread over {@value FileSource#DEFAULT_SPLITS} splits by name, each
+     * read in file-name order, so lines keep their order within a file and a checkpoint restores at
+     * any parallelism; see {@link #files(Path, int)}.
      */
     public static Source<String> files(Path directory) {
-        return new FileSource(directory, false, 0);
+        return files(directory, FileSource.DEFAULT_SPLITS);
+    }
+
+    /**
+     * Like {@link #files(Path)} with {@code splits} splits: at most that many subtasks read at
+     * once; 1 reads every file in name order. Fixed for the life of the job's checkpoints.
+     */
+    public static Source<String> files(Path directory, int splits) {
+        return new FileSource(directory, false, 0, splits);
     }
 
     /** Like {@link #files(Path)}, but also reads files that appear later, never ending. */
     public static Source<String> filesWatching(Path directory, Duration pollInterval) {
-        return new FileSource(directory, true, pollInterval.toMillis());
+        return filesWatching(directory, pollInterval, FileSource.DEFAULT_SPLITS);
+    }
+
+    /** Like {@link #filesWatching(Path, Duration)} with {@code splits} splits. */
+    public static Source<String> filesWatching(Path directory, Duration pollInterval, int splits) {
+        return new FileSource(directory, true, pollInterval.toMillis(), splits);
     }
 
     /**

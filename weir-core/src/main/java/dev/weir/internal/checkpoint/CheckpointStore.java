@@ -1,5 +1,6 @@
 package dev.weir.internal.checkpoint;
 
+import dev.weir.internal.io.DirectoryLock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -17,15 +18,24 @@ import org.slf4j.LoggerFactory;
  * complete, a {@link Manifest}.
  *
  * <p>Ids only grow, across restarts too: the next id is one more than the largest {@code chk-}
- * directory present, complete or not. Thread-safe for the coordinator's use: one writer.
+ * directory present, complete or not, or than the id of the newest aborted checkpoint, whose
+ * directory is deleted but whose id is kept in {@code _max-aborted-id}. Thread-safe for the
+ * coordinator's use: one writer.
+ *
+ * <p>One job at a time: the store holds an exclusive OS lock on the directory until {@link #close},
+ * so a second job (in this process or another) on the same directory is refused instead of
+ * numbering its checkpoints from the same point as the first and mixing their files.
  */
-public final class CheckpointStore {
+public final class CheckpointStore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointStore.class);
     private static final String PREFIX = "chk-";
+    private static final String MAX_ABORTED = "_max-aborted-id";
 
     private final Path directory;
     private final int retained;
+    private final DirectoryLock lock;
 
+    /** Opens (creating if needed) and locks the checkpoint directory {@code directory}. */
     public CheckpointStore(Path directory, int retained) {
         this.directory = directory;
         this.retained = retained;
@@ -40,6 +50,13 @@ public final class CheckpointStore {
                             + "); choose a writable CheckpointConfig directory",
                     e);
         }
+        this.lock = DirectoryLock.acquire(directory, "checkpoint directory");
+    }
+
+    /** Releases the directory for the next job. */
+    @Override
+    public void close() {
+        lock.close();
     }
 
     public Path directory() {
@@ -51,9 +68,47 @@ public final class CheckpointStore {
         return directory.resolve(String.format("%s%011d", PREFIX, id));
     }
 
-    /** One more than the largest checkpoint id ever written here (1 for an empty directory). */
+    /** One more than the largest checkpoint id ever used here (1 for an empty directory). */
     public long nextCheckpointId() {
-        return ids().stream().mapToLong(Long::longValue).max().orElse(0) + 1;
+        long largest = ids().stream().mapToLong(Long::longValue).max().orElse(0);
+        return Math.max(largest, maxAbortedId()) + 1;
+    }
+
+    private long maxAbortedId() {
+        Path file = directory.resolve(MAX_ABORTED);
+        if (!Files.exists(file)) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(Files.readString(file).trim());
+        } catch (IOException | NumberFormatException e) {
+            throw new IllegalStateException(
+                    "cannot read "
+                            + file
+                            + " ("
+                            + e
+                            + "), which keeps checkpoint ids growing after aborted checkpoints;"
+                            + " write into it the largest chk- id this directory ever had, or the"
+                            + " largest id in its sinks' output",
+                    e);
+        }
+    }
+
+    /**
+     * Deletes the directory of aborted checkpoint {@code id}, first recording its id durably if it
+     * is the largest, so the next run does not reuse it.
+     */
+    public void deleteAborted(long id) throws IOException {
+        Path dir = checkpointDirectory(id);
+        if (Files.exists(dir.resolve(Manifest.FILE_NAME))) {
+            return; // complete after all (a failure after the manifest): keep it
+        }
+        if (id > maxAbortedId()) {
+            StateFiles.writeAtomically(
+                    directory.resolve(MAX_ABORTED),
+                    (id + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        deleteQuietly(dir);
     }
 
     /** Checkpoint ids present, complete or not, ascending. */

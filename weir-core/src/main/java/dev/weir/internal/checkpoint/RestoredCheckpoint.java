@@ -15,34 +15,30 @@ import java.util.Map;
  * @param id the checkpoint id
  * @param path its directory
  * @param manifest its manifest
- * @param offsets per source name: position per split
- * @param readerStates per source name: reader state per split, where a reader has one
+ * @param splits per source name: the state of each split
  * @param operators per operator name: the state of each old subtask
  */
 public record RestoredCheckpoint(
         long id,
         Path path,
         Manifest manifest,
-        Map<String, Map<String, Long>> offsets,
-        Map<String, Map<String, byte[]>> readerStates,
+        Map<String, Map<String, SplitState>> splits,
         Map<String, List<OperatorState>> operators) {
     /** Reads and verifies the checkpoint or savepoint in {@code directory}. */
     public static RestoredCheckpoint load(Path directory) {
         Manifest manifest = Manifest.readVerified(directory);
-        Map<String, Map<String, Long>> offsets = new HashMap<>();
-        Map<String, Map<String, byte[]>> readerStates = new HashMap<>();
+        Map<String, Map<String, SplitState>> splits = new HashMap<>();
         Map<String, List<OperatorState>> operators = new LinkedHashMap<>();
         for (Manifest.FileEntry file : manifest.files()) {
             Path path = directory.resolve(file.name());
             TaskState task = StateFiles.parse(path, StateFiles.readAll(path));
-            addSource(
-                    task.sourceName(), task.offsets(), task.readerStates(), offsets, readerStates);
+            addSource(task.sourceName(), task.splits(), splits);
             for (OperatorState operator : task.operators()) {
                 operators.computeIfAbsent(operator.name(), n -> new ArrayList<>()).add(operator);
             }
         }
         return new RestoredCheckpoint(
-                manifest.checkpointId(), directory, manifest, offsets, readerStates, operators);
+                manifest.checkpointId(), directory, manifest, splits, operators);
     }
 
     /**
@@ -52,12 +48,10 @@ public record RestoredCheckpoint(
      */
     public static RestoredCheckpoint fromSnapshots(
             Path directory, Manifest manifest, List<TaskSnapshot> snapshots) {
-        Map<String, Map<String, Long>> offsets = new HashMap<>();
-        Map<String, Map<String, byte[]>> readerStates = new HashMap<>();
+        Map<String, Map<String, SplitState>> splits = new HashMap<>();
         Map<String, List<OperatorState>> operators = new LinkedHashMap<>();
         for (TaskSnapshot task : snapshots) {
-            addSource(
-                    task.sourceName(), task.offsets(), task.readerStates(), offsets, readerStates);
+            addSource(task.sourceName(), task.splits(), splits);
             for (TaskSnapshot.OperatorSnapshot operator : task.operators()) {
                 operators
                         .computeIfAbsent(operator.name(), n -> new ArrayList<>())
@@ -72,21 +66,24 @@ public record RestoredCheckpoint(
             }
         }
         return new RestoredCheckpoint(
-                manifest.checkpointId(), directory, manifest, offsets, readerStates, operators);
+                manifest.checkpointId(), directory, manifest, splits, operators);
     }
 
-    /** Adds a source task's split positions and reader states under its source's name. */
+    /** Adds a source task's split states under its source's name. */
     private static void addSource(
             String sourceName,
-            Map<String, Long> taskOffsets,
-            Map<String, byte[]> taskReaderStates,
-            Map<String, Map<String, Long>> offsets,
-            Map<String, Map<String, byte[]>> readerStates) {
+            Map<String, SplitState> taskSplits,
+            Map<String, Map<String, SplitState>> splits) {
         if (!sourceName.isEmpty()) {
-            offsets.computeIfAbsent(sourceName, n -> new LinkedHashMap<>()).putAll(taskOffsets);
-            readerStates
-                    .computeIfAbsent(sourceName, n -> new LinkedHashMap<>())
-                    .putAll(taskReaderStates);
+            splits.computeIfAbsent(sourceName, n -> new LinkedHashMap<>()).putAll(taskSplits);
         }
+    }
+
+    /** Position per split of the source called {@code source} (empty if it has none). */
+    public Map<String, Long> offsets(String source) {
+        Map<String, Long> offsets = new LinkedHashMap<>();
+        splits.getOrDefault(source, Map.of())
+                .forEach((split, state) -> offsets.put(split, state.position()));
+        return offsets;
     }
 }

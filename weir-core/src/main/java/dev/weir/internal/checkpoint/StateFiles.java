@@ -31,10 +31,12 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * int magic 'WEIR', short version, UTF task name, UTF source name,
- * int splits, (UTF split, long position, int stateLength (-1 = none), bytes)*,
+ * int splits, (UTF split, long position, int stateLength (-1 = none), bytes,
+ *             boolean ended (version 3+))*,
  * int operators, (UTF name, int subtask, int parallelism,
  *                 int operatorStateLength (-1 = none), bytes,
- *                 boolean keyed, [int states, (UTF name, byte kind)*,
+ *                 boolean keyed, [int states, (UTF name, byte kind,
+ *                                              UTF codec id, UTF value codec id (version 3+))*,
  *                                 int entries, int entriesLength (bytes, version 2+),
  *                                 (int keyGroup, auto-encoded key,
  *                                               (int length (-1 = absent), bytes)* )*])*,
@@ -46,7 +48,7 @@ import java.util.zip.CRC32C;
  */
 public final class StateFiles {
     static final int MAGIC = 0x57454952;
-    static final short VERSION = 2;
+    static final short VERSION = 3;
 
     private StateFiles() {}
 
@@ -58,11 +60,12 @@ public final class StateFiles {
             out.writeShort(VERSION);
             out.writeUTF(snapshot.taskName());
             out.writeUTF(snapshot.sourceName());
-            out.writeInt(snapshot.offsets().size());
-            for (Map.Entry<String, Long> offset : snapshot.offsets().entrySet()) {
-                out.writeUTF(offset.getKey());
-                out.writeLong(offset.getValue());
-                writeBlob(out, snapshot.readerStates().get(offset.getKey()));
+            out.writeInt(snapshot.splits().size());
+            for (Map.Entry<String, SplitState> split : snapshot.splits().entrySet()) {
+                out.writeUTF(split.getKey());
+                out.writeLong(split.getValue().position());
+                writeBlob(out, split.getValue().readerState());
+                out.writeBoolean(split.getValue().ended());
             }
             out.writeInt(snapshot.operators().size());
             for (OperatorSnapshot operator : snapshot.operators()) {
@@ -114,8 +117,7 @@ public final class StateFiles {
     public record TaskState(
             String taskName,
             String sourceName,
-            Map<String, Long> offsets,
-            Map<String, byte[]> readerStates,
+            Map<String, SplitState> splits,
             List<OperatorState> operators) {}
 
     /**
@@ -154,7 +156,7 @@ public final class StateFiles {
                 throw new CheckpointCorruptedException(path, "not a Weir state file (bad magic)");
             }
             short version = in.readShort();
-            if (version != VERSION && version != 1) {
+            if (version < 1 || version > VERSION) {
                 throw new CheckpointCorruptedException(
                         path,
                         "format version "
@@ -166,15 +168,14 @@ public final class StateFiles {
             String taskName = in.readUTF();
             String sourceName = in.readUTF();
             int splitCount = in.readInt();
-            Map<String, Long> offsets = new LinkedHashMap<>();
-            Map<String, byte[]> readerStates = new LinkedHashMap<>();
+            Map<String, SplitState> splits = new LinkedHashMap<>();
             for (int i = 0; i < splitCount; i++) {
                 String split = in.readUTF();
-                offsets.put(split, in.readLong());
+                long position = in.readLong();
                 byte[] state = readBlob(in);
-                if (state != null) {
-                    readerStates.put(split, state);
-                }
+                // Before version 3 ended splits were not marked (and were read again on restore).
+                boolean ended = version >= 3 && in.readBoolean();
+                splits.put(split, new SplitState(position, state, ended));
             }
             int operatorCount = in.readInt();
             List<OperatorState> operators = new ArrayList<>();
@@ -187,7 +188,7 @@ public final class StateFiles {
                 operators.add(
                         new OperatorState(name, subtask, parallelism, operatorState, keyed, null));
             }
-            return new TaskState(taskName, sourceName, offsets, readerStates, operators);
+            return new TaskState(taskName, sourceName, splits, operators);
         } catch (EOFException e) {
             throw new CheckpointCorruptedException(path, "it ends early");
         } catch (IOException | RuntimeException e) {
@@ -203,11 +204,17 @@ public final class StateFiles {
         int stateCount = in.readInt();
         List<String> names = new ArrayList<>();
         List<Kind> kinds = new ArrayList<>();
+        List<String> codecIds = version >= 3 ? new ArrayList<>() : null;
+        List<String> valueCodecIds = version >= 3 ? new ArrayList<>() : null;
         for (int i = 0; i < stateCount; i++) {
             names.add(in.readUTF());
             kinds.add(Kind.values()[in.readByte()]);
+            if (version >= 3) {
+                codecIds.add(in.readUTF());
+                valueCodecIds.add(in.readUTF());
+            }
         }
-        return RawKeyedState.read(in, bytes, names, kinds, version >= 2);
+        return RawKeyedState.read(in, bytes, names, kinds, codecIds, valueCodecIds, version >= 2);
     }
 
     /** Reads a whole file; a missing or unreadable file is a corruption naming it. */

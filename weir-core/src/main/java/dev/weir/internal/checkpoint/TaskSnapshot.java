@@ -10,15 +10,13 @@ import java.util.Map;
  *
  * @param taskName {@code vertex#subtask}
  * @param sourceName the name of the task's source, or empty
- * @param offsets position per split of the task's source (ended splits included)
- * @param readerStates per split, reader state beyond the position (only splits that have any)
+ * @param splits the state of every split of the task's source (ended splits included)
  * @param operators the state of each operator in the task's chain
  */
 public record TaskSnapshot(
         String taskName,
         String sourceName,
-        Map<String, Long> offsets,
-        Map<String, byte[]> readerStates,
+        Map<String, SplitState> splits,
         List<OperatorSnapshot> operators) {
     /**
      * One operator's state.

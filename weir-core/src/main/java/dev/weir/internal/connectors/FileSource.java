@@ -25,24 +25,34 @@ import java.util.stream.Stream;
 /**
  * Lines of the files in a directory, in file-name order; replayable.
  *
- * <p>Split {@code i} of {@code n} reads the files whose name hashes to {@code i}. Its offset is the
- * byte position in the file being read, and its reader state the name of that file plus the names
- * of the files already done, so a restore resumes at the exact byte. Files whose name starts with
- * '.' or '_' are ignored: write a file under such a name and rename it when complete. Bounded mode
- * ends when the files present at start are read; watching mode lists the directory again every
- * {@code pollMillis} and never ends.
+ * <p>The source has a fixed number of splits, whatever its parallelism, so a checkpoint restores at
+ * any parallelism; split {@code i} of {@code n} reads the files whose name hashes to {@code i}, one
+ * after the other in name order. Its offset is the byte position in the file being read, and its
+ * reader state the name of that file plus the names of the files already done, so a restore resumes
+ * at the exact byte. Files whose name starts with '.' or '_' are ignored: write a file under such a
+ * name and rename it when complete. Bounded mode ends when the files present at start are read;
+ * watching mode lists the directory again every {@code pollMillis} and never ends.
  */
 public final class FileSource implements Source<String> {
     private static final int CHUNK_BYTES = 64 * 1024;
 
+    /** Splits of {@code Sources.files(dir)}: enough for the parallelism of one machine. */
+    public static final int DEFAULT_SPLITS = 16;
+
     private final String directory;
     private final boolean watch;
     private final long pollMillis;
+    private final int splitCount;
 
-    public FileSource(Path directory, boolean watch, long pollMillis) {
+    public FileSource(Path directory, boolean watch, long pollMillis, int splits) {
+        if (splits < 1 || splits > 10_000) {
+            throw new IllegalArgumentException(
+                    "a files source needs 1..10000 splits, got " + splits);
+        }
         this.directory = directory.toString();
         this.watch = watch;
         this.pollMillis = pollMillis;
+        this.splitCount = splits;
     }
 
     @Override
@@ -58,8 +68,8 @@ public final class FileSource implements Source<String> {
     @Override
     public List<String> splits(int parallelism) {
         List<String> splits = new ArrayList<>();
-        for (int i = 0; i < parallelism; i++) {
-            splits.add("files-" + i + "-of-" + parallelism);
+        for (int i = 0; i < splitCount; i++) {
+            splits.add("files-" + i + "-of-" + splitCount);
         }
         return splits;
     }

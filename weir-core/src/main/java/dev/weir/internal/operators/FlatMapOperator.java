@@ -2,6 +2,7 @@ package dev.weir.internal.operators;
 
 import dev.weir.api.function.Collector;
 import dev.weir.api.function.FlatMapFunction;
+import dev.weir.internal.runtime.NullCheckingOutput;
 import dev.weir.internal.runtime.OperatorContext;
 import dev.weir.internal.runtime.StreamOperator;
 import dev.weir.internal.runtime.UserCodeException;
@@ -19,7 +20,7 @@ public final class FlatMapOperator implements StreamOperator {
     @Override
     public void open(OperatorContext context) {
         this.name = context.operatorName();
-        this.output = context.output();
+        this.output = new NullCheckingOutput("flatMap '" + name + "'", context.output());
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.weir.api.function.FunctionFactory;
 import dev.weir.api.function.KeySelector;
 import dev.weir.api.function.KeyedProcessFunction;
 import dev.weir.internal.runtime.KeyedInput;
+import dev.weir.internal.runtime.NullCheckingOutput;
 import dev.weir.internal.runtime.OperatorContext;
 import dev.weir.internal.runtime.StreamOperator;
 import dev.weir.internal.runtime.UserCodeException;
@@ -32,7 +33,7 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     @Override
     public void open(OperatorContext context) throws Exception {
         this.name = context.operatorName();
-        this.output = context.output();
+        this.output = new NullCheckingOutput("process '" + name + "'", context.output());
         this.state = context.keyedState();
         this.function = factory.create();
         function.open(state);

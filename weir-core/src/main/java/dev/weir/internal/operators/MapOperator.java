@@ -1,6 +1,7 @@
 package dev.weir.internal.operators;
 
 import dev.weir.api.function.MapFunction;
+import dev.weir.internal.runtime.NullCheckingOutput;
 import dev.weir.internal.runtime.OperatorContext;
 import dev.weir.internal.runtime.Output;
 import dev.weir.internal.runtime.StreamOperator;
@@ -29,6 +30,10 @@ public final class MapOperator implements StreamOperator {
             result = function.map(record);
         } catch (Exception e) {
             throw new UserCodeException("map '" + name + "'", e);
+        }
+        if (result == null) {
+            throw NullCheckingOutput.nullRecord(
+                    "map '" + name + "'", "returned null for " + record);
         }
         output.collect(result);
     }

@@ -61,6 +61,12 @@ final class CheckpointCoordinator {
     private boolean stopped;
     private boolean finalTriggered;
 
+    /** Fails the job (a checkpoint failure beyond the tolerable count). */
+    private final Consumer<Throwable> failJob;
+
+    /** Checkpoints (not savepoints) that failed since the last one completed. */
+    private int consecutiveFailures;
+
     /** One checkpoint in flight. */
     private static final class Pending {
         final long id;
@@ -100,8 +106,10 @@ final class CheckpointCoordinator {
             CheckpointStore store,
             JobListener listener,
             Consumer<CheckpointStats> statsSink,
-            LocalStateCache localState) {
+            LocalStateCache localState,
+            Consumer<Throwable> failJob) {
         this.jobName = jobName;
+        this.failJob = failJob;
         this.localState = localState;
         this.maxParallelism = maxParallelism;
         this.config = config;
@@ -198,7 +206,7 @@ final class CheckpointCoordinator {
         pending.put(id, checkpoint);
         long timeoutMs = config.timeout().toMillis();
         timer.schedule(
-                () -> abort(id, "it did not complete within " + timeoutMs + " ms"),
+                () -> abort(id, "it did not complete within " + timeoutMs + " ms", null),
                 timeoutMs,
                 TimeUnit.MILLISECONDS);
         ControlEvent.Barrier barrier = new ControlEvent.Barrier(id, savepoint);
@@ -232,7 +240,7 @@ final class CheckpointCoordinator {
                         bytes = StateFiles.serialize(snapshot);
                     } catch (RuntimeException e) {
                         // A codec failed, or the job failed and abandoned this checkpoint.
-                        abort(id, "serialising the state of " + task.name() + " failed: " + e);
+                        abort(id, "serialising the state of " + task.name() + " failed: " + e, e);
                         return;
                     }
                     writeAndAcknowledge(id, task, snapshot, bytes, alignmentNanos, syncNanos);
@@ -267,7 +275,8 @@ final class CheckpointCoordinator {
                     } catch (RuntimeException e) {
                         abort(
                                 id,
-                                "serialising the final state of " + task.name() + " failed: " + e);
+                                "serialising the final state of " + task.name() + " failed: " + e,
+                                e);
                         return;
                     }
                     writeAndAcknowledge(id, task, task.finalSnapshot(), bytes, 0, 0);
@@ -296,7 +305,7 @@ final class CheckpointCoordinator {
             FaultPoints.reach("snapshot.before-write");
             StateFiles.writeDurably(directory.resolve(fileName), bytes, "snapshot");
         } catch (IOException | RuntimeException e) {
-            abort(id, "writing " + fileName + " failed: " + e);
+            abort(id, "writing " + fileName + " failed: " + e, e);
             return;
         }
         CRC32C crc = new CRC32C();
@@ -355,7 +364,7 @@ final class CheckpointCoordinator {
                     "manifest");
             FaultPoints.reach("checkpoint.manifest-written");
         } catch (IOException | RuntimeException e) {
-            abort(checkpoint.id, "writing its manifest failed: " + e);
+            abort(checkpoint.id, "writing its manifest failed: " + e, e);
             return;
         }
         long size = 0;
@@ -378,6 +387,9 @@ final class CheckpointCoordinator {
         synchronized (this) {
             pending.remove(checkpoint.id);
             lastCompletedNanos = System.nanoTime();
+            if (!checkpoint.savepoint) {
+                consecutiveFailures = 0;
+            }
             oldestInFlight = pending.isEmpty() ? Long.MAX_VALUE : pending.firstKey();
         }
         if (!checkpoint.savepoint) {
@@ -400,21 +412,94 @@ final class CheckpointCoordinator {
         checkpoint.future.complete(stats);
     }
 
-    private void abort(long id, String reason) {
+    /**
+     * Aborts checkpoint {@code id} for {@code reason} ({@code cause} where an exception said it):
+     * its directory is deleted, its future fails, and a checkpoint failure beyond {@link
+     * CheckpointConfig#tolerableFailures()} in a row fails the job with it.
+     */
+    private void abort(long id, String reason, Throwable cause) {
         Pending checkpoint;
+        boolean failTheJob = false;
+        int failures;
         synchronized (this) {
             checkpoint = pending.remove(id);
-        }
-        if (checkpoint == null) {
-            return;
+            if (checkpoint == null) {
+                return;
+            }
+            if (!stopped && !checkpoint.savepoint) {
+                failures = ++consecutiveFailures;
+                failTheJob = failures > config.tolerableFailures();
+            } else {
+                failures = consecutiveFailures;
+            }
         }
         if (stopped) {
             LOG.debug("checkpoint {} of job {} aborted: {}", id, jobName, reason);
         } else {
             LOG.warn("checkpoint {} of job {} aborted: {}", id, jobName, reason);
         }
-        checkpoint.future.completeExceptionally(
-                new IllegalStateException("checkpoint " + id + " aborted: " + reason));
+        deleteAborted(checkpoint);
+        IllegalStateException failure =
+                new IllegalStateException("checkpoint " + id + " aborted: " + reason, cause);
+        checkpoint.future.completeExceptionally(failure);
+        if (failTheJob) {
+            failJob.accept(
+                    new dev.weir.api.checkpoint.CheckpointFailedException(
+                            "job '"
+                                    + jobName
+                                    + "': "
+                                    + failures
+                                    + " checkpoints failed in a row, more than the "
+                                    + config.tolerableFailures()
+                                    + " CheckpointConfig.tolerableFailures allows; the last one"
+                                    + " because "
+                                    + reason
+                                    + ". Without checkpoints nothing the job does is durable and"
+                                    + " exactly-once sinks commit nothing, so it stops here. Fix"
+                                    + " the cause, or raise CheckpointConfig.withTolerableFailures"
+                                    + " or withTimeout",
+                            failure));
+        }
+    }
+
+    /**
+     * Removes an aborted checkpoint's directory (on the I/O thread, after any write of it still in
+     * progress there; later writes of it find it gone from {@code pending} and write nothing). The
+     * store keeps its id as a high-water mark, so ids keep growing across restarts.
+     */
+    private void deleteAborted(Pending checkpoint) {
+        toDelete.add(checkpoint);
+        try {
+            io.execute(this::deleteAbortedDirectories);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // Stopping: stop() deletes what is left once the I/O thread has ended.
+        }
+    }
+
+    /** Aborted checkpoints whose directories are still to be deleted. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Pending> toDelete =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    private void deleteAbortedDirectories() {
+        Pending checkpoint;
+        while ((checkpoint = toDelete.poll()) != null) {
+            try {
+                if (checkpoint.savepoint) {
+                    StateFiles.deleteRecursively(checkpoint.directory);
+                } else {
+                    store.deleteAborted(checkpoint.id);
+                }
+            } catch (IOException | RuntimeException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    toDelete.add(checkpoint); // the job is stopping: stop() finishes the job
+                    return;
+                }
+                LOG.warn(
+                        "could not delete aborted checkpoint {}: {}",
+                        checkpoint.directory,
+                        e.toString());
+            }
+        }
     }
 
     /** Stops triggering, lets in-flight writes end, and aborts what is still pending. */
@@ -437,7 +522,8 @@ final class CheckpointCoordinator {
             ids = new ArrayList<>(pending.keySet());
         }
         for (long id : ids) {
-            abort(id, "the job stopped");
+            abort(id, "the job stopped", null);
         }
+        deleteAbortedDirectories(); // the I/O thread has ended: nothing writes them any more
     }
 }

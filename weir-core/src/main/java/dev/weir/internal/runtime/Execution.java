@@ -76,7 +76,8 @@ public final class Execution {
                                 settings.store(),
                                 settings.listener(),
                                 statsSink,
-                                settings.localState());
+                                settings.localState(),
+                                cause -> fail(null, cause));
         if (restored != null) {
             RestoreAssignment.validate(graph, restored, config, settings.allowNonRestoredState());
         }
@@ -159,7 +160,8 @@ public final class Execution {
                             sourceNode.name(),
                             config.batchSize(),
                             new SourceDriver(source, mine, context),
-                            headOutput,
+                            new NullCheckingOutput(
+                                    "source '" + sourceNode.name() + "'", headOutput),
                             null,
                             null,
                             builder.operators,
@@ -259,7 +261,7 @@ public final class Execution {
             }
             HeapKeyedStateBackend keyed =
                     ((OperatorNode) node.node()).partitioning() == Partitioning.KEYED
-                            ? new HeapKeyedStateBackend(config.maxParallelism())
+                            ? new HeapKeyedStateBackend(node.node().name(), config.maxParallelism())
                             : null;
             contexts.set(
                     slot,

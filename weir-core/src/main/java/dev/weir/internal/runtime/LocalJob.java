@@ -51,10 +51,18 @@ public final class LocalJob implements JobHandle {
 
     /** Plans {@code nodes}, restores what {@code settings} says, starts the job. */
     public static JobHandle start(List<Node> nodes, JobSettings settings) {
-        JobGraph graph = JobGraph.plan(nodes, settings.runtime().defaultParallelism());
-        LocalJob job = new LocalJob(graph, settings);
-        RestoredCheckpoint initial = job.initialRestore();
-        job.execution = job.newExecution(initial);
+        LocalJob job;
+        try {
+            JobGraph graph = JobGraph.plan(nodes, settings.runtime().defaultParallelism());
+            job = new LocalJob(graph, settings);
+            RestoredCheckpoint initial = job.initialRestore();
+            job.execution = job.newExecution(initial);
+        } catch (RuntimeException | Error e) {
+            if (settings.store() != null) {
+                settings.store().close(); // the job never started: release its directory
+            }
+            throw e;
+        }
         Thread driver = new Thread(job::drive, "weir-" + job.name + "-driver");
         driver.setDaemon(true);
         job.driver = driver;
@@ -71,9 +79,29 @@ public final class LocalJob implements JobHandle {
             return null;
         }
         if (resume.equals("latest")) {
-            return latest();
+            RestoredCheckpoint latest = latest();
+            if (latest != null && !latest.manifest().jobName().equals(name)) {
+                throw new IllegalStateException(
+                        "checkpoint directory "
+                                + settings.store().directory()
+                                + " holds checkpoints of job '"
+                                + latest.manifest().jobName()
+                                + "', not of '"
+                                + name
+                                + "'; give each job its own checkpoint directory, or restore that"
+                                + " checkpoint on purpose with Pipeline.fromSavepoint("
+                                + latest.path()
+                                + ")");
+            }
+            return latest;
         }
         return load(Path.of(resume));
+    }
+
+    private void closeStore() {
+        if (settings.store() != null) {
+            settings.store().close();
+        }
     }
 
     private RestoredCheckpoint latest() {
@@ -142,15 +170,14 @@ public final class LocalJob implements JobHandle {
                 Throwable failure = current.awaitTermination();
                 if (current.isCancelled()) {
                     if (stopSavepoint != null) {
-                        result.complete(finished(startNanos));
+                        succeed(finished(startNanos));
                     } else {
-                        result.completeExceptionally(
-                                new CancellationException("job '" + name + "' was cancelled"));
+                        failWith(new CancellationException("job '" + name + "' was cancelled"));
                     }
                     return;
                 }
                 if (failure == null) {
-                    result.complete(finished(startNanos));
+                    succeed(finished(startNanos));
                     return;
                 }
                 long delay =
@@ -159,7 +186,7 @@ public final class LocalJob implements JobHandle {
                                 : policy.onFailure(System.nanoTime());
                 settings.listener().onFailure(failure, policy.attempts(), delay >= 0);
                 if (delay < 0) {
-                    result.completeExceptionally(new JobFailedException(name, failure));
+                    failWith(new JobFailedException(name, failure));
                     return;
                 }
                 LOG.info(
@@ -169,8 +196,7 @@ public final class LocalJob implements JobHandle {
                         policy.attempts(),
                         delay / 1_000_000);
                 if (cancelled.await(delay, TimeUnit.NANOSECONDS)) {
-                    result.completeExceptionally(
-                            new CancellationException("job '" + name + "' was cancelled"));
+                    failWith(new CancellationException("job '" + name + "' was cancelled"));
                     return;
                 }
                 restarts = policy.attempts();
@@ -184,7 +210,21 @@ public final class LocalJob implements JobHandle {
                 }
             }
         } catch (Throwable t) {
-            result.completeExceptionally(new JobFailedException(name, t));
+            failWith(new JobFailedException(name, t));
+        }
+    }
+
+    /** Ends the job: the checkpoint directory is released before anyone hears of the end. */
+    private void succeed(JobResult done) {
+        closeStore();
+        result.complete(done);
+    }
+
+    private void failWith(Throwable failure) {
+        try {
+            closeStore();
+        } finally {
+            result.completeExceptionally(failure);
         }
     }
 

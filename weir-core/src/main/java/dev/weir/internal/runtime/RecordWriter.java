@@ -41,6 +41,9 @@ public final class RecordWriter implements Output {
     private int pendingItems;
     private int nextRoundRobin;
 
+    /** Keyed mode: the last key class {@link KeyGroups#checkKey} accepted. */
+    private Class<?> checkedKeyClass;
+
     /**
      * Creates a writer to {@code channels}, indexed by target subtask (a single channel for {@link
      * Mode#POINTWISE}).
@@ -114,6 +117,9 @@ public final class RecordWriter implements Output {
                     "keyBy before '" + name + "'",
                     new NullPointerException("key selector returned null for " + record));
         }
+        if (key.getClass() != checkedKeyClass) {
+            checkKey(key);
+        }
         int target = subtaskOfGroup[KeyGroups.keyGroupOf(key, maxParallelism)];
         Object[] pairs = batches[target];
         if (pairs == null) {
@@ -131,6 +137,21 @@ public final class RecordWriter implements Output {
         } else {
             sizes[target] = size;
         }
+    }
+
+    /** Refuses a key that could not be checkpointed and restored, at the first such record. */
+    private void checkKey(Object key) {
+        try {
+            KeyGroups.checkKey(key);
+        } catch (IllegalArgumentException e) {
+            throw new dev.weir.api.UnrecoverableException(
+                    "the keyBy before step '"
+                            + name
+                            + "' returned a key it cannot keep: "
+                            + e.getMessage(),
+                    e);
+        }
+        checkedKeyClass = key.getClass();
     }
 
     private int select(Object record) {

@@ -1,6 +1,7 @@
 package dev.weir.internal.runtime;
 
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
+import dev.weir.internal.checkpoint.SplitState;
 import dev.weir.internal.checkpoint.StateFiles.OperatorState;
 import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.JobGraph.ChainNode;
@@ -60,7 +61,7 @@ final class RestoreAssignment {
                 unmapped.add("operator '" + entry.getKey() + "'");
             }
         }
-        for (String source : restored.offsets().keySet()) {
+        for (String source : restored.splits().keySet()) {
             if (!nodes.containsKey(source)) {
                 unmapped.add("source '" + source + "'");
             }
@@ -83,7 +84,7 @@ final class RestoreAssignment {
 
     private static void checkSplits(
             Node.SourceNode source, int parallelism, RestoredCheckpoint restored) {
-        Map<String, Long> offsets = restored.offsets().get(source.name());
+        Map<String, SplitState> offsets = restored.splits().get(source.name());
         if (offsets == null) {
             return;
         }
@@ -98,9 +99,12 @@ final class RestoreAssignment {
                             + restored.path()
                             + " but has "
                             + now
-                            + " now, so its offsets cannot be restored; keep the source's split"
-                            + " count fixed across parallelism changes (for example"
-                            + " Sources.sequence(from, to, splits, rate))");
+                            + " now, so its offsets cannot be restored; its split ids depend on"
+                            + " something that changed (such as the parallelism of a source"
+                            + " with one split per subtask). Restore with the setting it had, or"
+                            + " give the source a fixed split count from the start (for example"
+                            + " Sources.sequence(from, to, splits, rate) or Sources.files(dir,"
+                            + " splits); the durable log's splits are its partitions)");
         }
     }
 
@@ -118,8 +122,6 @@ final class RestoreAssignment {
             List<OperatorContext> contexts,
             RestoredCheckpoint restored,
             RuntimeConfig config) {
-        Map<String, Long> offsets =
-                restored.offsets().getOrDefault(vertex.head().node().name(), Map.of());
         int parallelism = vertex.parallelism();
         int first = KeyGroups.rangeStart(subtask, config.maxParallelism(), parallelism);
         int last = KeyGroups.rangeEnd(subtask, config.maxParallelism(), parallelism);
@@ -154,8 +156,8 @@ final class RestoreAssignment {
             operators.add(
                     new TaskRestore.OperatorRestore(keyed, first, last, operatorStates, copy));
         }
-        Map<String, byte[]> states =
-                restored.readerStates().getOrDefault(vertex.head().node().name(), Map.of());
-        return new TaskRestore(restored.id(), offsets, states, operators);
+        Map<String, SplitState> splits =
+                restored.splits().getOrDefault(vertex.head().node().name(), Map.of());
+        return new TaskRestore(restored.id(), splits, operators);
     }
 }

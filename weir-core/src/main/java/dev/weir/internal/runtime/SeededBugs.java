@@ -39,7 +39,7 @@ public final class SeededBugs {
     /** Restore the second newest complete checkpoint. */
     public static final boolean FALLBACK_OLDER = BUG.equals("fallback-older");
 
-    /** Reopen, after a restore, the source splits that had ended before the checkpoint. */
+    /** Reopen ended splits on restore, without their reader state. */
     public static final boolean REREAD_ENDED_SPLITS = BUG.equals("reread-ended-splits");
 
     private SeededBugs() {}

@@ -4,11 +4,18 @@ import dev.weir.api.source.ReadStatus;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.SourceContext;
 import dev.weir.api.source.SourceReader;
+import dev.weir.internal.checkpoint.SplitState;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads the splits assigned to one source subtask, round-robin, into the task's output.
+ *
+ * <p>A split that ends keeps, in every later checkpoint, its final position and reader state and is
+ * marked ended; a restore does not open it again, so a restore from any checkpoint after the split
+ * ended (the final checkpoint of a finished job included) reads none of it twice.
  *
  * <p>Single-threaded: only the source task calls it.
  */
@@ -18,7 +25,10 @@ final class SourceDriver {
     private final SourceContext context;
     private final List<SourceReader<Object>> readers = new ArrayList<>();
     private final List<String> openSplits = new ArrayList<>();
-    private final java.util.Map<String, Long> endedPositions = new java.util.LinkedHashMap<>();
+
+    /** The splits that ended, with their final position and reader state, in order of ending. */
+    private final Map<String, SplitState> endedSplits = new LinkedHashMap<>();
+
     private int next;
 
     SourceDriver(Source<Object> source, List<String> splits, SourceContext context) {
@@ -28,45 +38,40 @@ final class SourceDriver {
     }
 
     /**
-     * Opens a reader per split, moved to {@code restored} positions (and reader states) where
-     * given. A source that cannot replay is never asked to seek.
+     * Opens a reader per split, moved to the {@code restored} position (and reader state) where
+     * given; a split restored as ended stays ended and gets no reader. A source that cannot replay
+     * is never asked to seek.
      */
-    void open(java.util.Map<String, Long> restored, java.util.Map<String, byte[]> states)
-            throws Exception {
+    void open(Map<String, SplitState> restored) throws Exception {
         for (String split : splits) {
-            SourceReader<Object> reader = source.openReader(split, context);
-            if (source.isReplayable()) {
-                byte[] state = states.get(split);
-                if (state != null) {
-                    reader.restoreState(state);
+            SplitState state = restored.get(split);
+            if (state != null && state.ended()) {
+                if (!SeededBugs.REREAD_ENDED_SPLITS) {
+                    endedSplits.put(split, state);
+                    continue;
                 }
-                Long position = restored.get(split);
-                if (position != null) {
-                    reader.seek(position);
-                }
+                state = new SplitState(state.position(), null, false); // wave 1's bug
             }
+            SourceReader<Object> reader = source.openReader(split, context);
             readers.add(reader);
             openSplits.add(split);
-        }
-    }
-
-    /** Position of every assigned split, for a checkpoint; ended splits keep their final one. */
-    java.util.Map<String, Long> positions() {
-        java.util.Map<String, Long> positions = new java.util.LinkedHashMap<>(endedPositions);
-        for (int i = 0; i < readers.size(); i++) {
-            positions.put(openSplits.get(i), readers.get(i).position());
-        }
-        return positions;
-    }
-
-    /** Reader states of the open splits that have any. */
-    java.util.Map<String, byte[]> states() throws Exception {
-        java.util.Map<String, byte[]> states = new java.util.LinkedHashMap<>();
-        for (int i = 0; i < readers.size(); i++) {
-            byte[] state = readers.get(i).snapshotState();
-            if (state != null) {
-                states.put(openSplits.get(i), state);
+            if (state != null && source.isReplayable()) {
+                if (state.readerState() != null) {
+                    reader.restoreState(state.readerState());
+                }
+                reader.seek(state.position());
             }
+        }
+    }
+
+    /** The state of every assigned split, for a checkpoint: ended ones as they ended. */
+    Map<String, SplitState> snapshot() throws Exception {
+        Map<String, SplitState> states = new LinkedHashMap<>(endedSplits);
+        for (int i = 0; i < readers.size(); i++) {
+            SourceReader<Object> reader = readers.get(i);
+            states.put(
+                    openSplits.get(i),
+                    new SplitState(reader.position(), reader.snapshotState(), false));
         }
         return states;
     }
@@ -87,7 +92,9 @@ final class SourceDriver {
             SourceReader<Object> reader = readers.get(next);
             ReadStatus status = reader.poll(output, maxRecords);
             if (status == ReadStatus.END_OF_INPUT) {
-                endedPositions.put(openSplits.get(next), reader.position());
+                endedSplits.put(
+                        openSplits.get(next),
+                        new SplitState(reader.position(), reader.snapshotState(), true));
                 reader.close();
                 readers.remove(next);
                 openSplits.remove(next);

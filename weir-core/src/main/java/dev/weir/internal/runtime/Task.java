@@ -243,7 +243,7 @@ public final class Task {
             }
         }
         if (source != null) {
-            source.open(restore.offsets(), restore.readerStates());
+            source.open(restore.splits());
         }
     }
 
@@ -362,9 +362,8 @@ public final class Task {
                             operators.get(i).snapshotOperatorState(checkpointId),
                             copy));
         }
-        Map<String, Long> offsets = source == null ? Map.of() : source.positions();
-        Map<String, byte[]> readerStates = source == null ? Map.of() : source.states();
-        return new TaskSnapshot(name, sourceName, offsets, readerStates, states);
+        return new TaskSnapshot(
+                name, sourceName, source == null ? Map.of() : source.snapshot(), states);
     }
 
     private void endOfInput() throws Exception {

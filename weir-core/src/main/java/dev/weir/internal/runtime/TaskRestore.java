@@ -1,5 +1,6 @@
 package dev.weir.internal.runtime;
 
+import dev.weir.internal.checkpoint.SplitState;
 import dev.weir.internal.state.HeapKeyedStateBackend;
 import dev.weir.internal.state.RawKeyedState;
 import java.util.List;
@@ -10,15 +11,11 @@ import java.util.Map;
  * chain) its keyed state and non-keyed state.
  *
  * @param checkpointId the id of the checkpoint or savepoint restored, -1 for none
- * @param offsets position per split of the task's source
- * @param readerStates reader state per split of the task's source
+ * @param splits the state of each split of the task's source
  * @param operators per chained operator, in the task's order
  */
 record TaskRestore(
-        long checkpointId,
-        Map<String, Long> offsets,
-        Map<String, byte[]> readerStates,
-        List<OperatorRestore> operators) {
+        long checkpointId, Map<String, SplitState> splits, List<OperatorRestore> operators) {
     /**
      * One operator's share.
      *
@@ -36,5 +33,5 @@ record TaskRestore(
             List<byte[]> operatorStates,
             HeapKeyedStateBackend.KeyedCopy copy) {}
 
-    static final TaskRestore NONE = new TaskRestore(-1, Map.of(), Map.of(), List.of());
+    static final TaskRestore NONE = new TaskRestore(-1, Map.of(), List.of());
 }

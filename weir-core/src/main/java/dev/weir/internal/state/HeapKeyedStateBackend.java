@@ -53,9 +53,36 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
 
     private static final Object[][] NO_COLUMNS = new Object[0][];
 
+    /** The step whose state this is, named in errors. */
+    private final String owner;
+
     private final int maxParallelism;
     private final List<Declaration> declarations = new ArrayList<>();
     private final Map<String, List<PendingValue>> pending = new HashMap<>();
+
+    /** Per restored state not declared yet: the ids of the codecs that wrote it (or null). */
+    private final Map<String, String[]> pendingCodecIds = new HashMap<>();
+
+    /**
+     * Per declared state, the last value class (map: key and value class) its codec was seen to
+     * write: a value of a new class is encoded once on the spot, so a codec that cannot write it
+     * fails the job at that record instead of failing every checkpoint later.
+     */
+    private Class<?>[] checkedClasses = new Class<?>[0];
+
+    private Class<?>[] checkedValueClasses = new Class<?>[0];
+    private final ByteArrayDataOutput probe = new ByteArrayDataOutput(256);
+
+    /** Classes of the keys held; a restore's define which key types the state was written for. */
+    private final java.util.Set<Class<?>> keyClasses = new java.util.HashSet<>();
+
+    private Class<?> lastKeyClass;
+
+    /** True once a restore added keys: a key of a class none of them had is then refused. */
+    private boolean restoredKeys;
+
+    /** True while a restore inserts keys. */
+    private boolean restoring;
 
     private Object[] keys;
     private int[] groups;
@@ -71,9 +98,16 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
     private int current = -1;
     private Object currentKey;
 
-    public HeapKeyedStateBackend(int maxParallelism) {
+    /** Keyed state of the step {@code owner}, partitioned into {@code maxParallelism} groups. */
+    public HeapKeyedStateBackend(String owner, int maxParallelism) {
+        this.owner = owner;
         this.maxParallelism = maxParallelism;
         clear();
+    }
+
+    /** For tests: a backend of an unnamed step. */
+    public HeapKeyedStateBackend(int maxParallelism) {
+        this("?", maxParallelism);
     }
 
     /** Number of keys with state. */
@@ -107,6 +141,10 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
 
     /** Adds {@code key} (absent) and returns its index. */
     private int insert(Object key, int group) {
+        Class<?> type = key.getClass();
+        if (type != lastKeyClass) {
+            noteKeyClass(type);
+        }
         if (size == keys.length) {
             growTo(keys.length * 2);
         }
@@ -119,6 +157,35 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
             place(index);
         }
         return index;
+    }
+
+    private void noteKeyClass(Class<?> type) {
+        lastKeyClass = type;
+        if (keyClasses.contains(type)) {
+            return;
+        }
+        if (restoredKeys && !restoring) {
+            throw new dev.weir.api.UnrecoverableException(
+                    "step '"
+                            + owner
+                            + "' restored state whose keys are of type "
+                            + names(keyClasses)
+                            + ", but a key of type "
+                            + type.getName()
+                            + " arrived: the key selector changed, and the restored state would be"
+                            + " orphaned. Keep the key type, or start this step's state afresh"
+                            + " under another step name with Pipeline.allowNonRestoredState(true)");
+        }
+        keyClasses.add(type);
+    }
+
+    private static String names(java.util.Set<Class<?>> classes) {
+        List<String> names = new ArrayList<>();
+        for (Class<?> type : classes) {
+            names.add(type.getName());
+        }
+        Collections.sort(names);
+        return String.join(" or ", names);
     }
 
     private void place(int index) {
@@ -212,10 +279,16 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
             }
         }
         Declaration declaration = new Declaration(name, kind, codec, valueCodec);
+        String[] ids = pendingCodecIds.remove(name);
+        if (ids != null) {
+            checkCodecs(declaration, ids[0], ids[1]);
+        }
         declarations.add(declaration);
         int state = declarations.size() - 1;
         columns = Arrays.copyOf(columns, state + 1);
         columns[state] = new Object[keys.length];
+        checkedClasses = Arrays.copyOf(checkedClasses, state + 1);
+        checkedValueClasses = Arrays.copyOf(checkedValueClasses, state + 1);
         List<PendingValue> restored = pending.remove(name);
         if (restored != null) {
             ByteArrayDataInput in = new ByteArrayDataInput();
@@ -238,12 +311,30 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         int[] column = new int[width];
         for (int s = 0; s < width; s++) {
             column[s] = columnOf(raw.names().get(s));
+            String codecId = raw.codecIds() == null ? null : raw.codecIds().get(s);
+            String valueCodecId = raw.codecIds() == null ? null : raw.valueCodecIds().get(s);
             if (column[s] >= 0) {
                 checkKind(declarations.get(column[s]), raw.kinds().get(s));
+                checkCodecs(declarations.get(column[s]), codecId, valueCodecId);
+            } else if (codecId != null) {
+                pendingCodecIds.put(raw.names().get(s), new String[] {codecId, valueCodecId});
             }
         }
         reserve(raw.entryCount(firstGroup, lastGroup));
         ByteArrayDataInput in = new ByteArrayDataInput();
+        restoring = true;
+        int before = size;
+        try {
+            restoreEntries(raw, firstGroup, lastGroup, column, in);
+        } finally {
+            restoring = false;
+        }
+        restoredKeys |= size > before;
+    }
+
+    private void restoreEntries(
+            RawKeyedState raw, int firstGroup, int lastGroup, int[] column, ByteArrayDataInput in) {
+        int width = column.length;
         raw.forEach(
                 firstGroup,
                 lastGroup,
@@ -292,6 +383,91 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         }
     }
 
+    /**
+     * Refuses a restored state whose codecs (ids as recorded in the checkpoint, null if not
+     * recorded) the declared codecs cannot read: decoding one format with another would restore
+     * garbage or fail far from the cause.
+     */
+    private void checkCodecs(Declaration declaration, String codecId, String valueCodecId) {
+        if (codecId == null) {
+            return; // written before codec ids were recorded
+        }
+        String mismatch = null;
+        if (!declaration.codec().canRead(codecId)) {
+            mismatch = "codec '" + codecId + "'";
+        } else if (declaration.valueCodec() != null
+                && valueCodecId != null
+                && !valueCodecId.isEmpty()
+                && !declaration.valueCodec().canRead(valueCodecId)) {
+            mismatch = "value codec '" + valueCodecId + "'";
+        }
+        if (mismatch != null) {
+            String declared =
+                    declaration.valueCodec() == null
+                            ? "codec '" + declaration.codec().id() + "'"
+                            : "codecs '"
+                                    + declaration.codec().id()
+                                    + "' and '"
+                                    + declaration.valueCodec().id()
+                                    + "'";
+            throw new dev.weir.api.UnrecoverableException(
+                    "state '"
+                            + declaration.name()
+                            + "' of step '"
+                            + owner
+                            + "' was written with "
+                            + mismatch
+                            + " but is now declared with "
+                            + declared
+                            + ", which cannot read it. Declare it with the codec it had, give the"
+                            + " new state another name (dropping the old one with"
+                            + " Pipeline.allowNonRestoredState(true)), or write a codec that reads"
+                            + " both formats (see Codec's javadoc on evolving a state type)");
+        }
+    }
+
+    /**
+     * Encodes {@code value} once when state {@code state} first gets a value of its class (for a
+     * map, {@code valueClass == true} means the map's value), so a codec that cannot write it fails
+     * here, at the record, naming the step, the state, the type and the codec.
+     */
+    private void checkWritable(int state, Object value, boolean mapValue) {
+        Declaration declaration = declarations.get(state);
+        @SuppressWarnings("unchecked")
+        Codec<Object> codec =
+                (Codec<Object>) (mapValue ? declaration.valueCodec() : declaration.codec());
+        try {
+            probe.reset();
+            codec.encode(value, probe);
+        } catch (Exception | StackOverflowError e) {
+            throw new dev.weir.api.UnrecoverableException(
+                    "state '"
+                            + declaration.name()
+                            + "' of step '"
+                            + owner
+                            + "' got a "
+                            + (declaration.kind() == Kind.MAP
+                                    ? (mapValue ? "map value" : "map key")
+                                    : "value")
+                            + " of type "
+                            + value.getClass().getName()
+                            + " that its codec '"
+                            + codec.id()
+                            + "' cannot write ("
+                            + e
+                            + "), so no checkpoint could hold it; declare the state with a codec"
+                            + " for that type (Codecs.record("
+                            + value.getClass().getSimpleName()
+                            + ".class) for a record of supported types, or your own Codec)",
+                    e);
+        }
+        if (mapValue) {
+            checkedValueClasses[state] = value.getClass();
+        } else {
+            checkedClasses[state] = value.getClass();
+        }
+    }
+
     private static void checkKind(Declaration declaration, Kind restored) {
         if (restored != declaration.kind()) {
             throw new IllegalStateException(
@@ -332,8 +508,12 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         for (int s = 0; s < column.length; s++) {
             Declaration old = copy.declarations.get(s);
             column[s] = columnOf(old.name());
+            String valueCodecId = old.valueCodec() == null ? "" : old.valueCodec().id();
             if (column[s] >= 0) {
                 checkKind(declarations.get(column[s]), old.kind());
+                checkCodecs(declarations.get(column[s]), old.codec().id(), valueCodecId);
+            } else {
+                pendingCodecIds.put(old.name(), new String[] {old.codec().id(), valueCodecId});
             }
         }
         int n = copy.keys.length;
@@ -355,6 +535,8 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         rebuildTable(table.length);
         current = -1;
         currentKey = null;
+        keyClasses.addAll(copy.keyClasses);
+        restoredKeys = n > 0;
         return true;
     }
 
@@ -437,6 +619,10 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         size = 0;
         rebuildTable(32);
         pending.clear();
+        pendingCodecIds.clear();
+        keyClasses.clear();
+        lastKeyClass = null;
+        restoredKeys = false;
         current = -1;
         currentKey = null;
     }
@@ -461,7 +647,8 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
                 Arrays.copyOf(keys, n),
                 Arrays.copyOf(groups, n),
                 copied,
-                maxParallelism);
+                maxParallelism,
+                java.util.Set.copyOf(keyClasses));
     }
 
     /** A point-in-time copy of keyed state, serialisable on any thread. */
@@ -471,18 +658,21 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         private final int[] groups;
         private final Object[][] columns;
         private final int keyGroups;
+        private final java.util.Set<Class<?>> keyClasses;
 
         KeyedCopy(
                 List<Declaration> declarations,
                 Object[] keys,
                 int[] groups,
                 Object[][] columns,
-                int keyGroups) {
+                int keyGroups,
+                java.util.Set<Class<?>> keyClasses) {
             this.declarations = declarations;
             this.keys = keys;
             this.groups = groups;
             this.columns = columns;
             this.keyGroups = keyGroups;
+            this.keyClasses = keyClasses;
         }
 
         /**
@@ -496,6 +686,8 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
             for (Declaration d : declarations) {
                 out.writeUTF(d.name());
                 out.writeByte(d.kind().ordinal());
+                out.writeUTF(d.codec().id());
+                out.writeUTF(d.valueCodec() == null ? "" : d.valueCodec().id());
             }
             out.writeInt(keys.length);
             int lengthAt = out.size();
@@ -562,6 +754,9 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
                     throw new NullPointerException(
                             "ValueState '" + name + "'.update(null); use clear() to remove");
                 }
+                if (value.getClass() != checkedClasses[index]) {
+                    checkWritable(index, value, false);
+                }
                 write(index, value);
             }
 
@@ -600,6 +795,16 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
 
             @Override
             public void put(K userKey, V value) {
+                if (userKey == null || value == null) {
+                    throw new NullPointerException(
+                            "MapState '" + name + "'.put with a null key or value");
+                }
+                if (userKey.getClass() != checkedClasses[index]) {
+                    checkWritable(index, userKey, false);
+                }
+                if (value.getClass() != checkedValueClasses[index]) {
+                    checkWritable(index, value, true);
+                }
                 mapForWrite().put(userKey, value);
             }
 
@@ -642,6 +847,12 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
             @Override
             @SuppressWarnings("unchecked")
             public void add(T value) {
+                if (value == null) {
+                    throw new NullPointerException("ListState '" + name + "'.add(null)");
+                }
+                if (value.getClass() != checkedClasses[index]) {
+                    checkWritable(index, value, false);
+                }
                 int key = currentForWrite();
                 List<T> list = (List<T>) columns[index][key];
                 if (list == null) {
@@ -659,6 +870,15 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
 
             @Override
             public void update(List<T> values) {
+                for (T value : values) {
+                    if (value == null) {
+                        throw new NullPointerException(
+                                "ListState '" + name + "'.update with a null element");
+                    }
+                    if (value.getClass() != checkedClasses[index]) {
+                        checkWritable(index, value, false);
+                    }
+                }
                 write(index, new ArrayList<>(values));
             }
 

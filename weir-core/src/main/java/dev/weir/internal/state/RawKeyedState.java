@@ -27,6 +27,8 @@ public final class RawKeyedState {
 
     private final List<String> names;
     private final List<Kind> kinds;
+    private final List<String> codecIds;
+    private final List<String> valueCodecIds;
     private final byte[] buffer;
     private final int start;
     private final int end;
@@ -39,6 +41,8 @@ public final class RawKeyedState {
     private RawKeyedState(
             List<String> names,
             List<Kind> kinds,
+            List<String> codecIds,
+            List<String> valueCodecIds,
             byte[] buffer,
             int start,
             int end,
@@ -46,6 +50,8 @@ public final class RawKeyedState {
             Index index) {
         this.names = List.copyOf(names);
         this.kinds = List.copyOf(kinds);
+        this.codecIds = codecIds == null ? null : List.copyOf(codecIds);
+        this.valueCodecIds = valueCodecIds == null ? null : List.copyOf(valueCodecIds);
         this.buffer = buffer;
         this.start = start;
         this.end = end;
@@ -56,13 +62,16 @@ public final class RawKeyedState {
     /**
      * Reads the section of entries at {@code in}'s position and leaves {@code in} after it. With
      * {@code sized} (format version 2) the section's length precedes it and it is skipped in one
-     * step, its key groups indexed only if a restore decodes it; otherwise it is scanned now.
+     * step, its key groups indexed only if a restore decodes it; otherwise it is scanned now. The
+     * codec ids are null for files written before version 3, which did not record them.
      */
     public static RawKeyedState read(
             ByteArrayDataInput in,
             byte[] buffer,
             List<String> names,
             List<Kind> kinds,
+            List<String> codecIds,
+            List<String> valueCodecIds,
             boolean sized)
             throws IOException {
         int count = in.readInt();
@@ -75,11 +84,21 @@ public final class RawKeyedState {
             if (length < 0 || in.skipBytes(length) != length) {
                 throw new java.io.EOFException("the keyed state section ends early");
             }
-            return new RawKeyedState(names, kinds, buffer, from, from + length, count, null);
+            return new RawKeyedState(
+                    names,
+                    kinds,
+                    codecIds,
+                    valueCodecIds,
+                    buffer,
+                    from,
+                    from + length,
+                    count,
+                    null);
         }
         int from = in.position();
         Index index = scan(in, names.size(), count);
-        return new RawKeyedState(names, kinds, buffer, from, in.position(), count, index);
+        return new RawKeyedState(
+                names, kinds, codecIds, valueCodecIds, buffer, from, in.position(), count, index);
     }
 
     /** Walks {@code count} entries from {@code in}'s position, indexing their key groups. */
@@ -158,6 +177,16 @@ public final class RawKeyedState {
     /** Their kinds. */
     public List<Kind> kinds() {
         return kinds;
+    }
+
+    /** The {@code Codec.id()} each state was written with, or null if the file predates them. */
+    public List<String> codecIds() {
+        return codecIds;
+    }
+
+    /** For map states the value codec's id, else empty; null if the file predates them. */
+    public List<String> valueCodecIds() {
+        return valueCodecIds;
     }
 
     /** Number of keys. */

@@ -125,7 +125,6 @@ class KeyedStateProperties {
                                 "t",
                                 "",
                                 Map.of(),
-                                Map.of(),
                                 List.of(
                                         new TaskSnapshot.OperatorSnapshot(
                                                 "op", 0, 1, null, copy))));

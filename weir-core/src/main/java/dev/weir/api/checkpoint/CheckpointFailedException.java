@@ -1,0 +1,14 @@
+package dev.weir.api.checkpoint;
+
+/**
+ * A job failed because its checkpoints kept failing: more in a row than {@link
+ * CheckpointConfig#tolerableFailures()} allows. Its cause is the last checkpoint's failure.
+ */
+public class CheckpointFailedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** A failure with a message naming the cause and the fix. */
+    public CheckpointFailedException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,275 @@
+package dev.weir.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.checkpoint.CheckpointFailedException;
+import dev.weir.api.codec.Codec;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.sink.CollectSink;
+import dev.weir.api.sink.FileSink;
+import dev.weir.api.sink.Sinks;
+import dev.weir.api.source.Sources;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 12, items 2 and 5: a key, a state value or a record that Weir cannot checkpoint or carry
+ * fails the job at the first such record, naming the step, the type and the fix, instead of
+ * aborting every checkpoint while the job runs on without exactly-once.
+ */
+class BadInputFailsLoudlyTest {
+    @TempDir Path dir;
+
+    enum Color {
+        RED,
+        GREEN,
+        BLUE
+    }
+
+    record Reading(String sensor, Instant at) {}
+
+    /** A key class whose hash is its identity: a different key group in every JVM. */
+    static final class Opaque {
+        final int id;
+
+        Opaque(int id) {
+            this.id = id;
+        }
+    }
+
+    /** Not a record and not a type Codecs.auto() knows. */
+    static final class Pojo {
+        final long n;
+
+        Pojo(long n) {
+            this.n = n;
+        }
+    }
+
+    private Pipeline checkpointed(String name) {
+        return Pipeline.create(name)
+                .parallelism(2)
+                .checkpointing(
+                        CheckpointConfig.exactlyOnce(Duration.ofMillis(5), dir.resolve("chk")))
+                .restartStrategy(RestartStrategy.fixedDelay(5, Duration.ZERO));
+    }
+
+    @Test
+    void enumKeysAreCheckpointedAndRestoredByName() throws Exception {
+        Pipeline pipeline = checkpointed("enum-keys");
+        CollectSink<Long> sink = Sinks.collect();
+        pipeline.source("n", Sources.sequence(1, 3000))
+                .keyBy(n -> Color.values()[(int) (n % 3)])
+                .reduce("sum", Long::sum)
+                .sink("out", sink);
+        JobResult result = pipeline.run();
+        assertThat(result.restarts()).isZero();
+        assertThat(sink.results()).hasSize(3000);
+        Map<Object, Long> sums =
+                dev.weir.api.checkpoint.CheckpointView.open(newestCheckpoint())
+                        .valueState("sum", "value", Codecs.auto());
+        assertThat(sums).containsOnlyKeys(Color.RED, Color.GREEN, Color.BLUE);
+        assertThat(sums.values().stream().mapToLong(Long::longValue).sum())
+                .isEqualTo(3000L * 3001 / 2);
+    }
+
+    @Test
+    void anEnumHashesByNameSoItsKeyGroupIsTheSameInEveryJvm() {
+        for (Color color : Color.values()) {
+            assertThat(dev.weir.internal.state.KeyGroups.stableHash(color))
+                    .isEqualTo(color.name().hashCode());
+        }
+        record Holder(Color color, long n) {}
+        assertThat(dev.weir.internal.state.KeyGroups.stableHash(new Holder(Color.RED, 7)))
+                .isEqualTo(31 * Color.RED.name().hashCode() + Long.hashCode(7));
+        record Plain(String s, long n) {}
+        Plain plain = new Plain("a", 2);
+        assertThat(dev.weir.internal.state.KeyGroups.stableHash(plain)).isEqualTo(plain.hashCode());
+    }
+
+    @Test
+    void aRecordKeyHoldingAnInstantIsCheckpointed() throws Exception {
+        Pipeline pipeline = checkpointed("instant-keys");
+        CollectSink<Long> sink = Sinks.collect();
+        pipeline.source("n", Sources.sequence(1, 2000))
+                .keyBy(n -> new Reading("s" + (n % 4), Instant.ofEpochSecond(n % 2)))
+                .reduce("sum", Long::sum)
+                .sink("out", sink);
+        assertThat(pipeline.run().restarts()).isZero();
+        assertThat(newestCheckpoint()).isNotNull();
+    }
+
+    @Test
+    void aKeyThatHashesByIdentityFailsAtTheFirstRecordNamingTheStep() {
+        Pipeline pipeline = checkpointed("identity-keys");
+        pipeline.source("n", Sources.sequence(1, 100))
+                .keyBy(n -> new Opaque((int) (n % 3)))
+                .reduce("count", Long::sum)
+                .sink("out", Sinks.counting());
+        assertThatThrownBy(pipeline::run)
+                .isInstanceOf(JobFailedException.class)
+                .cause()
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining("step 'count'")
+                .hasMessageContaining(Opaque.class.getName())
+                .hasMessageContaining("hashes by identity");
+    }
+
+    @Test
+    void aKeyTheCheckpointCodecCannotWriteFailsAtTheFirstRecord() {
+        Pipeline pipeline = checkpointed("uri-keys");
+        pipeline.source("n", Sources.sequence(1, 100))
+                .keyBy(n -> URI.create("http://host/" + (n % 3)))
+                .reduce("count", Long::sum)
+                .sink("out", Sinks.counting());
+        assertThatThrownBy(pipeline::run)
+                .cause()
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining("step 'count'")
+                .hasMessageContaining("java.net.URI")
+                .hasMessageContaining("Codecs.auto()");
+    }
+
+    @Test
+    void aStateValueItsCodecCannotWriteFailsAtTheFirstRecordNamingStateTypeAndCodec() {
+        Pipeline pipeline = checkpointed("pojo-state");
+        pipeline.source("n", Sources.sequence(1, 100))
+                .keyBy(n -> n % 3)
+                .<Pojo, Long>process(
+                        "totals",
+                        Codecs.auto(),
+                        (key, n, state, out) -> {
+                            Pojo now = state.value();
+                            state.update(new Pojo(now == null ? n : now.n + n));
+                            out.collect(n);
+                        })
+                .sink("out", Sinks.counting());
+        assertThatThrownBy(pipeline::run)
+                .cause()
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining("state 'value' of step 'totals'")
+                .hasMessageContaining(Pojo.class.getName())
+                .hasMessageContaining("weir.auto");
+    }
+
+    /** Writes longs, but refuses 4242: only a checkpoint taken after it can find out. */
+    static final class PickyCodec implements Codec<Long> {
+        @Override
+        public void encode(Long value, DataOutput out) throws IOException {
+            if (value == 4242L) {
+                throw new IOException("picky codec refuses 4242");
+            }
+            out.writeLong(value);
+        }
+
+        @Override
+        public Long decode(DataInput in) throws IOException {
+            return in.readLong();
+        }
+    }
+
+    @Test
+    void checkpointsThatKeepFailingFailTheJobWithTheCauseAndLeaveNoDirectories() throws Exception {
+        Pipeline pipeline =
+                Pipeline.create("picky")
+                        .parallelism(1)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                                Duration.ofMillis(2), dir.resolve("chk"))
+                                        .withTolerableFailures(2))
+                        .restartStrategy(RestartStrategy.none())
+                        .requireGuarantee(Guarantee.EXACTLY_ONCE);
+        pipeline.source("n", Sources.sequence(1, Long.MAX_VALUE - 1, 1, 200_000))
+                .keyBy(n -> 0L)
+                .<Long, Long>process(
+                        "stuck",
+                        new PickyCodec(),
+                        (key, n, state, out) -> {
+                            if (state.value() == null || state.value() != 4242L) {
+                                state.update(n >= 4242 ? 4242L : n);
+                            }
+                            out.collect(n);
+                        })
+                .sink("out", FileSink.<Long>to(dir.resolve("out")));
+        assertThatThrownBy(pipeline::run)
+                .isInstanceOf(JobFailedException.class)
+                .satisfies(
+                        e -> {
+                            assertThat(e.getCause())
+                                    .isInstanceOf(CheckpointFailedException.class)
+                                    .hasMessageContaining("3 checkpoints failed in a row")
+                                    .hasMessageContaining("withTolerableFailures");
+                            assertThat(e)
+                                    .rootCause()
+                                    .hasMessageContaining("picky codec refuses 4242");
+                        });
+        try (Stream<Path> entries = Files.list(dir.resolve("chk"))) {
+            List<String> incomplete =
+                    entries.filter(p -> p.getFileName().toString().startsWith("chk-"))
+                            .filter(p -> !Files.exists(p.resolve("_manifest")))
+                            .map(p -> p.getFileName().toString())
+                            .toList();
+            assertThat(incomplete).as("aborted checkpoint directories left behind").isEmpty();
+        }
+    }
+
+    @Test
+    void aMapReturningNullFailsAtThatStepNamingIt() {
+        Pipeline pipeline = Pipeline.create("nulls");
+        pipeline.source("n", Sources.sequence(1, 10))
+                .map(n -> n == 5 ? null : n)
+                .name("maybe")
+                .sink("out", FileSink.<Long>to(dir.resolve("out")));
+        assertThatThrownBy(pipeline::run)
+                .rootCause()
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining("map 'maybe' returned null for 5");
+        assertThat(dir.resolve("out"))
+                .satisfiesAnyOf(
+                        out -> assertThat(Files.exists(out)).isFalse(),
+                        out -> assertThat(FileSink.readCommitted(out)).doesNotContain("null"));
+    }
+
+    @Test
+    void aFlatMapOrProcessEmittingNullFailsAtThatStepNamingIt() {
+        Pipeline flat = Pipeline.create("flat-nulls");
+        flat.source("n", Sources.sequence(1, 10))
+                .<Long>flatMap((n, out) -> out.collect(n == 3 ? null : n))
+                .name("explode")
+                .sink("out", Sinks.counting());
+        assertThatThrownBy(flat::run)
+                .rootCause()
+                .hasMessageContaining("flatMap 'explode' emitted null");
+
+        Pipeline keyed = Pipeline.create("process-nulls");
+        keyed.source("n", Sources.sequence(1, 10))
+                .keyBy(n -> n % 2)
+                .<Long, Long>process(
+                        "emit", Codecs.LONG, (key, n, state, out) -> out.collect(n == 4 ? null : n))
+                .sink("out", Sinks.counting());
+        assertThatThrownBy(keyed::run)
+                .rootCause()
+                .hasMessageContaining("process 'emit' emitted null");
+    }
+
+    private Path newestCheckpoint() throws IOException {
+        try (Stream<Path> entries = Files.list(dir.resolve("chk"))) {
+            return entries.filter(p -> Files.exists(p.resolve("_manifest")))
+                    .max(Path::compareTo)
+                    .orElse(null);
+        }
+    }
+}
