@@ -50,6 +50,7 @@ public final class Pipeline {
     private int maxParallelism = 128;
     private int batchSize = 1024;
     private int channelCapacityBatches = 64;
+    private long channelCapacityBytes;
     private int workerThreads = Runtime.getRuntime().availableProcessors();
     private long maxIdleParkNanos = 200_000;
     private CheckpointConfig checkpoints = CheckpointConfig.none();
@@ -98,6 +99,16 @@ public final class Pipeline {
     /** Batches one channel holds before its producer is held back (default 64). */
     public Pipeline channelCapacityBatches(int channelCapacityBatches) {
         this.channelCapacityBatches = channelCapacityBatches;
+        return this;
+    }
+
+    /**
+     * Estimated bytes of records one channel holds before its producer is held back. By default (0)
+     * a quarter of the maximum heap is shared by all of the job's channels, so a slow step holds
+     * back fast ones before records fill the heap, whatever their size.
+     */
+    public Pipeline channelCapacityBytes(long bytes) {
+        this.channelCapacityBytes = bytes;
         return this;
     }
 
@@ -371,6 +382,7 @@ public final class Pipeline {
                 maxParallelism,
                 batchSize,
                 channelCapacityBatches,
+                channelCapacityBytes,
                 workerThreads,
                 maxIdleParkNanos);
     }

@@ -70,4 +70,25 @@ class BackpressureTest {
         long bound = channels * (capacity + 2) * batchSize + 2L * parallelism * batchSize;
         assertThat(MAX_IN_FLIGHT.get()).isLessThanOrEqualTo(bound).isLessThan(n / 10);
     }
+
+    @Test
+    void recordsOfAnySizeStayWithinTheHeapBecauseChannelsAreBoundedByBytes() throws Exception {
+        java.nio.file.Path log = java.nio.file.Files.createTempFile("big-records", ".log");
+        Process child =
+                dev.weir.testing.ChildJvm.start(
+                        dev.weir.testing.BigRecordsChild.class,
+                        null,
+                        "-Xmx96m",
+                        log.toFile(),
+                        "300000");
+        try {
+            assertThat(child.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+            String output = java.nio.file.Files.readString(log);
+            assertThat(child.exitValue()).as(output).isZero();
+            assertThat(output).contains("DONE 300000").doesNotContain("OutOfMemoryError");
+        } finally {
+            child.destroyForcibly().waitFor();
+            java.nio.file.Files.deleteIfExists(log);
+        }
+    }
 }

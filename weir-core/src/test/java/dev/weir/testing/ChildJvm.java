@@ -20,9 +20,15 @@ public final class ChildJvm {
      */
     public static Process start(Class<?> main, String fault, File log, String... args)
             throws IOException {
+        return start(main, fault, "-Xmx256m", log, args);
+    }
+
+    /** Like {@link #start(Class, String, File, String...)} with the heap flag {@code heap}. */
+    public static Process start(Class<?> main, String fault, String heap, File log, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx256m");
+        command.add(heap);
         command.add("-XX:TieredStopAtLevel=1");
         if (fault != null) {
             command.add("-Dweir.fault=" + fault);

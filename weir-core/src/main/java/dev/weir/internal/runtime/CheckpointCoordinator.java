@@ -149,6 +149,15 @@ final class CheckpointCoordinator {
     }
 
     private void periodicTrigger() {
+        try {
+            triggerIfDue();
+        } catch (Throwable t) {
+            // A scheduled task that throws is never run again: checkpoints would stop silently.
+            failJob.accept(t);
+        }
+    }
+
+    private void triggerIfDue() {
         synchronized (this) {
             long sinceLast = System.nanoTime() - lastCompletedNanos;
             if (pending.size() >= config.maxConcurrent()
@@ -238,9 +247,10 @@ final class CheckpointCoordinator {
                     byte[] bytes;
                     try {
                         bytes = StateFiles.serialize(snapshot);
-                    } catch (RuntimeException e) {
+                    } catch (RuntimeException | Error e) {
                         // A codec failed, or the job failed and abandoned this checkpoint.
                         abort(id, "serialising the state of " + task.name() + " failed: " + e, e);
+                        failOnError(e);
                         return;
                     }
                     writeAndAcknowledge(id, task, snapshot, bytes, alignmentNanos, syncNanos);
@@ -272,15 +282,23 @@ final class CheckpointCoordinator {
                                 finalBytes.computeIfAbsent(
                                         task.index(),
                                         i -> StateFiles.serialize(task.finalSnapshot()));
-                    } catch (RuntimeException e) {
+                    } catch (RuntimeException | Error e) {
                         abort(
                                 id,
                                 "serialising the final state of " + task.name() + " failed: " + e,
                                 e);
+                        failOnError(e);
                         return;
                     }
                     writeAndAcknowledge(id, task, task.finalSnapshot(), bytes, 0, 0);
                 });
+    }
+
+    /** An Error (out of memory, say) on the I/O thread fails the job rather than the thread. */
+    private void failOnError(Throwable t) {
+        if (t instanceof Error) {
+            failJob.accept(t);
+        }
     }
 
     /** Runs on the I/O thread. */

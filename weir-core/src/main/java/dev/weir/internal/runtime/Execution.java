@@ -107,6 +107,19 @@ public final class Execution {
 
     /** channels[edge][producer subtask][consumer subtask]; null where the edge does not connect. */
     private SpscChannel[][][] createChannels(JobGraph graph) {
+        int count = 0;
+        for (Edge edge : graph.edges()) {
+            count +=
+                    edge.mode() == RecordWriter.Mode.POINTWISE
+                            ? edge.from().parallelism()
+                            : edge.from().parallelism() * edge.to().parallelism();
+        }
+        long capacityBytes =
+                config.channelCapacityBytes() > 0
+                        ? config.channelCapacityBytes()
+                        : Math.max(
+                                256 * 1024,
+                                Runtime.getRuntime().maxMemory() / 4 / Math.max(1, count));
         SpscChannel[][][] channels = new SpscChannel[graph.edges().size()][][];
         for (Edge edge : graph.edges()) {
             int producers = edge.from().parallelism();
@@ -124,7 +137,8 @@ public final class Execution {
                                         + "#"
                                         + to;
                         channels[edge.index()][from][to] =
-                                new SpscChannel(name, config.channelCapacityBatches());
+                                new SpscChannel(
+                                        name, config.channelCapacityBatches(), capacityBytes);
                     }
                 }
             }

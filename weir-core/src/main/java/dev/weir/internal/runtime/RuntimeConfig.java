@@ -8,6 +8,8 @@ package dev.weir.internal.runtime;
  * @param maxParallelism number of key groups; the upper bound of any keyed parallelism
  * @param batchSize records per batch sent between tasks
  * @param channelCapacityBatches batches a channel holds before backpressure
+ * @param channelCapacityBytes estimated bytes of records a channel holds before backpressure; 0 = a
+ *     quarter of the heap shared by all channels
  * @param workerThreads threads that run the cooperative tasks
  * @param maxIdleParkNanos longest a worker parks when none of its tasks can progress
  */
@@ -17,6 +19,7 @@ public record RuntimeConfig(
         int maxParallelism,
         int batchSize,
         int channelCapacityBatches,
+        long channelCapacityBytes,
         int workerThreads,
         long maxIdleParkNanos) {
     /** Bound on key groups, as in Flink: 2^15. */
@@ -29,6 +32,11 @@ public record RuntimeConfig(
         requireRange("batchSize", batchSize, 1, 1 << 16);
         requireRange("channelCapacityBatches", channelCapacityBatches, 2, 1 << 16);
         requireRange("workerThreads", workerThreads, 1, 1024);
+        if (channelCapacityBytes < 0) {
+            throw new IllegalArgumentException(
+                    "channelCapacityBytes must be >= 0 (0 = automatic), got "
+                            + channelCapacityBytes);
+        }
         if (maxIdleParkNanos < 1_000 || maxIdleParkNanos > 100_000_000) {
             throw new IllegalArgumentException(
                     "maxIdleParkNanos must be within 1 µs .. 100 ms: " + maxIdleParkNanos);

@@ -10,23 +10,36 @@ import java.lang.invoke.VarHandle;
  * the other side's index (as in JCTools' {@code SpscArrayQueue}), so each side touches the shared
  * cache lines only when its cached view runs out. Exactly one thread may call {@link #offer} and
  * exactly one (possibly another) may call {@link #poll} and {@link #peek}.
+ *
+ * <p>Bounded twice: by items (batches and events) and by the estimated bytes of the records in its
+ * batches ({@link RecordSizes}), since records travel by reference and a batch of large records can
+ * hold far more memory than the item count suggests. A batch is refused while the batches already
+ * queued and it would exceed the byte capacity, unless the channel holds no batch at all (so a
+ * single batch larger than the capacity still passes, one at a time).
  */
 public final class SpscChannel {
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
+    private static final VarHandle BYTES;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             HEAD = lookup.findVarHandle(SpscChannel.class, "head", long.class);
             TAIL = lookup.findVarHandle(SpscChannel.class, "tail", long.class);
+            BYTES = lookup.findVarHandle(SpscChannel.class, "bytesQueued", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     private final Object[] buffer;
+
+    /** The estimated bytes of each slot's batch (0 for events), written before the tail moves. */
+    private final long[] sizes;
+
     private final int mask;
+    private final long capacityBytes;
     private final String name;
 
     // Consumer-owned; padding keeps producer and consumer fields on separate cache lines.
@@ -45,14 +58,34 @@ public final class SpscChannel {
     @SuppressWarnings("unused")
     private long p21, p22, p23, p24, p25, p26, p27;
 
+    /** Estimated bytes of the batches queued: added by the producer, taken by the consumer. */
+    @SuppressWarnings("unused")
+    private volatile long bytesQueued;
+
+    @SuppressWarnings("unused")
+    private long p31, p32, p33, p34, p35, p36, p37;
+
     /** Creates a channel holding up to {@code capacityItems} (rounded up to a power of two). */
     public SpscChannel(String name, int capacityItems) {
+        this(name, capacityItems, Long.MAX_VALUE);
+    }
+
+    /**
+     * Creates a channel holding up to {@code capacityItems} (rounded up to a power of two) and up
+     * to about {@code capacityBytes} of records.
+     */
+    public SpscChannel(String name, int capacityItems, long capacityBytes) {
         if (capacityItems < 2) {
             throw new IllegalArgumentException("channel capacity must be >= 2: " + capacityItems);
         }
+        if (capacityBytes < 1) {
+            throw new IllegalArgumentException("channel byte capacity must be >= 1");
+        }
         int capacity = Integer.highestOneBit(capacityItems - 1) << 1;
         this.buffer = new Object[capacity];
+        this.sizes = new long[capacity];
         this.mask = capacity - 1;
+        this.capacityBytes = capacityBytes;
         this.name = name;
     }
 
@@ -65,9 +98,43 @@ public final class SpscChannel {
                 return false;
             }
         }
-        buffer[(int) t & mask] = item;
+        long bytes = 0;
+        if (capacityBytes != Long.MAX_VALUE) {
+            bytes = batchBytes(item);
+            if (bytes > 0) {
+                long queued = (long) BYTES.getAcquire(this);
+                if (queued > 0 && queued + bytes > capacityBytes) {
+                    return false;
+                }
+                BYTES.getAndAdd(this, bytes);
+            }
+        }
+        int index = (int) t & mask;
+        sizes[index] = bytes;
+        buffer[index] = item;
         TAIL.setRelease(this, t + 1);
         return true;
+    }
+
+    /** The estimated bytes of a batch's records (one record measured); 0 for an event. */
+    static long batchBytes(Object item) {
+        if (item instanceof Object[] batch) {
+            return batch.length == 0 ? 0 : 16 + batch.length * (8 + RecordSizes.estimate(batch[0]));
+        }
+        if (item instanceof KeyedBatch keyed) {
+            Object[] pairs = keyed.pairs();
+            if (pairs.length < 2) {
+                return 0;
+            }
+            long pair = 16 + RecordSizes.estimate(pairs[0]) + RecordSizes.estimate(pairs[1]);
+            return 32 + (pairs.length / 2) * pair;
+        }
+        return 0;
+    }
+
+    /** Estimated bytes of the batches in the channel now (for tests and metrics). */
+    public long bytesQueued() {
+        return (long) BYTES.getAcquire(this);
     }
 
     /** Removes and returns the oldest item, or null if empty. Consumer only. */
@@ -81,8 +148,12 @@ public final class SpscChannel {
         }
         int index = (int) h & mask;
         Object item = buffer[index];
+        long bytes = sizes[index];
         buffer[index] = null;
         HEAD.setRelease(this, h + 1);
+        if (bytes != 0) {
+            BYTES.getAndAdd(this, -bytes);
+        }
         return item;
     }
 
