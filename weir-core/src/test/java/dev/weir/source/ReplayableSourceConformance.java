@@ -1,7 +1,9 @@
 package dev.weir.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.weir.api.JobHandle;
 import dev.weir.api.JobListener;
 import dev.weir.api.Pipeline;
 import dev.weir.api.RestartStrategy;
@@ -40,6 +42,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 public abstract class ReplayableSourceConformance {
     @TempDir protected Path temp;
+
+    /** Records the rescale test's job has counted so far. */
+    static final java.util.concurrent.atomic.AtomicLong SEEN =
+            new java.util.concurrent.atomic.AtomicLong();
 
     /** A source whose splits together hold exactly {@code records}, in order within a split. */
     protected abstract Source<String> createSource(List<String> records, int splits)
@@ -320,6 +326,61 @@ public abstract class ReplayableSourceConformance {
         List<String> lines = FileSink.readCommitted(output);
         assertThat(lines).doesNotHaveDuplicates().hasSize(20_030);
         assertThat(lines).contains("short-29,30", "long-19999,20000");
+    }
+
+    @Test
+    void aCheckpointRestoresAtAnotherParallelism() throws Exception {
+        List<List<String>> data = new ArrayList<>();
+        int total = 0;
+        for (int split = 0; split < 4; split++) {
+            List<String> records = new ArrayList<>();
+            for (int i = 0; i < 3000 * (split + 1); i++) {
+                records.add("s" + split + "-" + i);
+            }
+            total += records.size();
+            data.add(records);
+        }
+        Path checkpoints = temp.resolve("rescale-chk");
+        Path output = temp.resolve("rescale-out");
+        Source<String> source = createSourceWithSplits(data);
+        for (int parallelism : new int[] {2, 3, 1}) {
+            Pipeline pipeline = countingPipeline("rescale", checkpoints, parallelism);
+            long before = SEEN.get();
+            pipeline.source("input", source)
+                    .map(SourceCrashChild::throttle)
+                    .keyBy(line -> line.substring(0, line.indexOf('-')))
+                    .<Long, String>process(
+                            "count",
+                            Codecs.LONG,
+                            (key, line, state, out) -> {
+                                long next = (state.value() == null ? 0 : state.value()) + 1;
+                                state.update(next);
+                                out.collect(line + "," + next);
+                            })
+                    .map(
+                            line -> {
+                                SEEN.incrementAndGet();
+                                return line;
+                            })
+                    .sink("out", FileSink.<String>to(output));
+            if (parallelism == 1) {
+                pipeline.run(); // the last run reads to the end
+                break;
+            }
+            JobHandle job = pipeline.start();
+            while (SEEN.get() < before + 500) {
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+            }
+            job.triggerCheckpoint().get(30, TimeUnit.SECONDS);
+            job.cancel();
+            assertThatThrownBy(job::await).isNotNull();
+        }
+        List<String> lines = FileSink.readCommitted(output);
+        assertThat(lines).doesNotHaveDuplicates().hasSize(total);
+        for (int split = 0; split < 4; split++) {
+            int count = data.get(split).size();
+            assertThat(lines).contains("s" + split + "-" + (count - 1) + "," + count);
+        }
     }
 
     @Test
