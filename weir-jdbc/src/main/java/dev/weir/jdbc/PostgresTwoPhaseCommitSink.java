@@ -531,7 +531,12 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                     + " checkpoint back into the checkpoint directory and start again; or start"
                     + " over with resume \"none\" after emptying table "
                     + table.table()
-                    + " (or into an empty table)";
+                    + " (or into an empty table); or, to start over with resume \"latest\" and"
+                    + " no checkpoints, empty the table and run DELETE FROM "
+                    + progressTable
+                    + " WHERE transaction_prefix = '"
+                    + prefix.replace("'", "''")
+                    + "'";
         }
 
         /** A fresh start by request: rows of earlier runs describe checkpoints it will not use. */
