@@ -3,23 +3,33 @@ package dev.weir.cli;
 import dev.weir.verify.Verifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code weir verify}: proves exactly-once of a sink under real crashes. */
+/** {@code weir verify}: proves exactly-once of a source and sink pair under real crashes. */
 @Command(
         name = "verify",
         mixinStandardHelpOptions = true,
         description = {
-            "Runs a keyed count-and-sum job in child JVMs and kills it with SIGKILL at every named"
-                    + " fault point and at random times, restarting it until its input is"
-                    + " consumed; checks the committed output for loss, duplicates, order,"
-                    + " aggregates and leftovers; then proves the checker by seeding bugs it"
-                    + " must catch.",
-            "Example: weir verify --sink file --kills 30 --seed 1"
+            "Runs a keyed count-and-sum job in child JVMs and kills it with SIGKILL while source"
+                    + " splits run, after some ended, after a restore of ended ones, at every"
+                    + " named fault point and at random times, restarting it until its input is"
+                    + " consumed, then starts the finished job once more (it must add nothing);"
+                    + " checks the committed output for loss, duplicates, order, aggregates and"
+                    + " leftovers; then proves the checker by seeding bugs it must catch.",
+            "Example: weir verify --source log --sink file --kills 30 --seed 1"
         })
 public final class VerifyCommand implements Callable<Integer> {
+    @Option(
+            names = "--source",
+            description =
+                    "log, files or sequence (default ${DEFAULT-VALUE}: Weir's own replayable"
+                            + " source, whose splits end at different times; sequence is a"
+                            + " generator whose splits end together).")
+    String source = "log";
+
     @Option(names = "--sink", description = "file, log or postgres (default ${DEFAULT-VALUE}).")
     String sink = "file";
 
@@ -60,6 +70,7 @@ public final class VerifyCommand implements Callable<Integer> {
         Verifier.Report report =
                 new Verifier(
                                 new Verifier.Options(
+                                        source,
                                         sink,
                                         kills,
                                         seed,
@@ -68,7 +79,7 @@ public final class VerifyCommand implements Callable<Integer> {
                                         rate,
                                         work,
                                         jdbcUrl,
-                                        !noSelfCheck),
+                                        noSelfCheck ? List.of() : Verifier.seededBugNames(source)),
                                 System.out)
                         .run();
         return report.passed() ? 0 : 1;

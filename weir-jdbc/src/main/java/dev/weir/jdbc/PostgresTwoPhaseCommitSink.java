@@ -32,6 +32,13 @@ import org.slf4j.LoggerFactory;
  * which disables PREPARE TRANSACTION). Records go in as batched {@code INSERT}s, or upserts when
  * the mapping has key columns. Readers see a checkpoint's rows at once, when it commits.
  *
+ * <p>Each prepared transaction also inserts a row {@code (prefix, subtask, checkpoint id)} into a
+ * progress table ({@code weir_2pc_progress} by default, created on first use), which becomes
+ * visible exactly when the transaction commits. A resumed job that finds output committed for a
+ * checkpoint newer than the one it restored refuses to run with {@link UnrecoverableException}: a
+ * newer checkpoint completed and was lost, and replaying from the older one would write that output
+ * twice (see {@link TransactionalWriter#recoverOwned}).
+ *
  * <p>A lost connection while connecting, committing or rolling back is retried with backoff (a
  * retried {@code COMMIT PREPARED} whose first reply was lost finds the transaction gone and counts
  * as done). A connection lost in the middle of a transaction fails the task: the open transaction
@@ -48,22 +55,25 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
     private final TableMapping<T> table;
     private final int batchSize;
     private final String transactionIdPrefix;
+    private final String progressTable;
 
     private PostgresTwoPhaseCommitSink(
             PostgresConnectionConfig config,
             TableMapping<T> table,
             int batchSize,
-            String transactionIdPrefix) {
+            String transactionIdPrefix,
+            String progressTable) {
         this.config = config;
         this.table = table;
         this.batchSize = batchSize;
         this.transactionIdPrefix = transactionIdPrefix;
+        this.progressTable = progressTable;
     }
 
     /** A sink writing {@code table}'s rows into the database {@code config} names. */
     public static <T> PostgresTwoPhaseCommitSink<T> into(
             PostgresConnectionConfig config, TableMapping<T> table) {
-        return new PostgresTwoPhaseCommitSink<>(config, table, 1000, null);
+        return new PostgresTwoPhaseCommitSink<>(config, table, 1000, null, "weir_2pc_progress");
     }
 
     /** Rows sent to the server per batch (default 1000). */
@@ -71,7 +81,8 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
         if (rows < 1) {
             throw new IllegalArgumentException("batch size must be at least 1");
         }
-        return new PostgresTwoPhaseCommitSink<>(config, table, rows, transactionIdPrefix);
+        return new PostgresTwoPhaseCommitSink<>(
+                config, table, rows, transactionIdPrefix, progressTable);
     }
 
     /**
@@ -83,7 +94,21 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
             throw new IllegalArgumentException(
                     "transaction id prefix must have 1 to " + (MAX_GID - 24) + " characters");
         }
-        return new PostgresTwoPhaseCommitSink<>(config, table, batchSize, prefix);
+        return new PostgresTwoPhaseCommitSink<>(config, table, batchSize, prefix, progressTable);
+    }
+
+    /**
+     * The table in which each prepared transaction records its subtask and checkpoint id (default
+     * {@code weir_2pc_progress}); created on first use, or once by a privileged user: {@code CREATE
+     * TABLE weir_2pc_progress (transaction_prefix text NOT NULL, subtask int NOT NULL,
+     * checkpoint_id bigint NOT NULL, PRIMARY KEY (transaction_prefix, subtask, checkpoint_id))},
+     * with SELECT, INSERT and DELETE granted to the sink's user. It must live in the sink table's
+     * database: the row commits with the output.
+     */
+    public PostgresTwoPhaseCommitSink<T> progressTable(String name) {
+        TableMapping.checkTable(name);
+        return new PostgresTwoPhaseCommitSink<>(
+                config, table, batchSize, transactionIdPrefix, name);
     }
 
     @Override
@@ -110,7 +135,7 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                             + "' is longer than PostgreSQL's transaction ids allow; give the sink a"
                             + " shorter one with transactionIdPrefix(...)");
         }
-        return new Writer<>(this, prefix, context.subtaskIndex());
+        return new Writer<>(this, prefix, context);
     }
 
     /** The transaction ids of prepared transactions of {@code prefix} in the database now. */
@@ -131,32 +156,82 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
         return gids;
     }
 
+    /** The progress table's columns, as CREATE TABLE takes them. */
+    static final String PROGRESS_COLUMNS =
+            "transaction_prefix text NOT NULL, subtask int NOT NULL, checkpoint_id bigint NOT NULL,"
+                    + " PRIMARY KEY (transaction_prefix, subtask, checkpoint_id)";
+
+    /** A transaction id of this sink, taken apart: the subtask that prepared it, and its id. */
+    private record Gid(String gid, int subtask, long checkpointId) {
+        /** Parses {@code <prefix>:<subtask>:<checkpoint id>}; null if it is not one of ours. */
+        static Gid parse(String gid, String prefix) {
+            if (!gid.startsWith(prefix + ":")) {
+                return null;
+            }
+            String rest = gid.substring(prefix.length() + 1);
+            int colon = rest.indexOf(':');
+            if (colon <= 0) {
+                return null;
+            }
+            try {
+                return new Gid(
+                        gid,
+                        Integer.parseInt(rest.substring(0, colon)),
+                        Long.parseLong(rest.substring(colon + 1)));
+            } catch (NumberFormatException e) {
+                return null; // another prefix that starts like ours
+            }
+        }
+    }
+
     private static final class Writer<T> implements TransactionalWriter<T, String> {
         private final PostgresConnectionConfig config;
         private final TableMapping<T> table;
         private final int batchSize;
         private final String prefix;
         private final int subtask;
+        private final String sinkName;
+        private final long restoredCheckpointId;
+        private final String progressTable;
         private final String applicationName;
         private final Connection data;
         private final PreparedStatement insert;
+        private final PreparedStatement progress;
         private Connection control;
         private int batched;
         private boolean dirty;
 
-        Writer(PostgresTwoPhaseCommitSink<T> sink, String prefix, int subtask) throws SQLException {
+        Writer(PostgresTwoPhaseCommitSink<T> sink, String prefix, SinkContext context)
+                throws SQLException {
             this.config = sink.config;
             this.table = sink.table;
             this.batchSize = sink.batchSize;
             this.prefix = prefix;
-            this.subtask = subtask;
+            this.subtask = context.subtaskIndex();
+            this.sinkName = context.sinkName();
+            this.restoredCheckpointId = context.restoredCheckpointId();
+            this.progressTable = sink.progressTable;
             this.applicationName = prefix + ":" + subtask;
             Connection connection = config.open(applicationName);
             try {
                 checkPreparedTransactionsEnabled(connection);
                 TableCheck.check(connection, config, table);
+                ProgressTable.ensure(
+                        connection,
+                        config,
+                        progressTable,
+                        PROGRESS_COLUMNS,
+                        List.of("SELECT", "INSERT", "DELETE"),
+                        "the two-phase-commit sink");
                 connection.setAutoCommit(false);
                 this.insert = connection.prepareStatement(table.insertSql());
+                // DO NOTHING: a row left by an earlier run that reused the id says the same.
+                this.progress =
+                        connection.prepareStatement(
+                                "INSERT INTO "
+                                        + progressTable
+                                        + " (transaction_prefix, subtask, checkpoint_id)"
+                                        + " VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
             } catch (SQLException | RuntimeException e) {
                 connection.close();
                 throw e;
@@ -229,6 +304,15 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
             }
             flush();
             String gid = prefix + ":" + subtask + ":" + checkpointId;
+            try {
+                // In the prepared transaction: visible exactly when COMMIT PREPARED runs.
+                progress.setString(1, prefix);
+                progress.setInt(2, subtask);
+                progress.setLong(3, checkpointId);
+                progress.executeUpdate();
+            } catch (SQLException e) {
+                throw onProgressFailure(e);
+            }
             try (Statement statement = data.createStatement()) {
                 statement.execute("PREPARE TRANSACTION " + literal(gid));
             } catch (SQLException e) {
@@ -238,9 +322,77 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
             return gid;
         }
 
+        private Exception onProgressFailure(SQLException e) {
+            if (PostgresErrors.isConnectionLoss(e)) {
+                return onWriteFailure(e);
+            }
+            return new SQLException(
+                    "sink session "
+                            + applicationName
+                            + " could not record its checkpoint in "
+                            + progressTable
+                            + " ("
+                            + e.getMessage()
+                            + ")",
+                    e.getSQLState(),
+                    e);
+        }
+
         @Override
         public void commit(String gid) throws Exception {
             finish("COMMIT PREPARED", gid);
+            forgetOlderProgress(Gid.parse(gid, prefix));
+        }
+
+        /**
+         * After {@code committed} is committed, its subtask's rows of older checkpoints say nothing
+         * more: only the newest committed checkpoint matters to a resumed job. On the autocommit
+         * connection, outside any prepared transaction, so it never waits for one (the rows a
+         * prepared transaction inserted are invisible to it, and none of them deletes rows).
+         */
+        private void forgetOlderProgress(Gid committed) throws SQLException {
+            if (committed == null) {
+                return;
+            }
+            onControl(
+                    "forget older progress rows in " + progressTable + " on " + config.url(),
+                    connection -> {
+                        try (PreparedStatement statement =
+                                connection.prepareStatement(
+                                        "DELETE FROM "
+                                                + progressTable
+                                                + " WHERE transaction_prefix = ? AND subtask = ?"
+                                                + " AND checkpoint_id < ?")) {
+                            statement.setString(1, prefix);
+                            statement.setInt(2, committed.subtask());
+                            statement.setLong(3, committed.checkpointId());
+                            statement.executeUpdate();
+                        }
+                        return null;
+                    });
+        }
+
+        /** A statement on the control connection. */
+        @FunctionalInterface
+        private interface OnControl<R> {
+            R run(Connection control) throws SQLException;
+        }
+
+        /** Runs {@code action} on the control connection, retried while the connection is lost. */
+        private <R> R onControl(String what, OnControl<R> action) throws SQLException {
+            return Retry.run(
+                    config,
+                    what,
+                    () -> {
+                        try {
+                            return action.run(control());
+                        } catch (SQLException e) {
+                            if (PostgresErrors.isConnectionLoss(e)) {
+                                closeControl();
+                            }
+                            throw e;
+                        }
+                    });
         }
 
         /** Runs {@code command} on {@code gid}; a transaction already gone counts as done. */
@@ -275,37 +427,135 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
         public void recoverOwned(List<String> committed, int subtask, int parallelism)
                 throws Exception {
             Set<String> keep = new HashSet<>(committed);
-            List<String> prepared =
-                    Retry.run(
-                            config,
+            List<Gid> lingering = new ArrayList<>();
+            for (String gid :
+                    onControl(
                             "list prepared transactions on " + config.url(),
-                            () -> {
-                                try {
-                                    return preparedTransactions(control(), prefix);
-                                } catch (SQLException e) {
-                                    if (PostgresErrors.isConnectionLoss(e)) {
-                                        closeControl();
-                                    }
-                                    throw e;
-                                }
-                            });
-            for (String gid : prepared) {
-                String rest = gid.substring(prefix.length() + 1);
-                int colon = rest.indexOf(':');
-                if (colon <= 0 || keep.contains(gid)) {
-                    continue;
-                }
-                int owner;
-                try {
-                    owner = Integer.parseInt(rest.substring(0, colon));
-                } catch (NumberFormatException e) {
-                    continue; // not one of ours: another prefix that starts like ours
-                }
-                if (owner % parallelism == subtask) {
-                    LOG.info("rolling back lingering prepared transaction {}", gid);
-                    finish("ROLLBACK PREPARED", gid);
+                            connection -> preparedTransactions(connection, prefix))) {
+                Gid parsed = Gid.parse(gid, prefix);
+                if (parsed != null
+                        && !keep.contains(gid)
+                        && parsed.subtask() % parallelism == subtask) {
+                    lingering.add(parsed);
                 }
             }
+            // Before any rollback: a refused run must leave the lost checkpoint's prepared
+            // transactions for the run that restores it.
+            if (restoredCheckpointId >= 0) {
+                refuseOutputNewerThanRestored(keep, lingering, subtask, parallelism);
+            }
+            for (Gid gid : lingering) {
+                LOG.info("rolling back lingering prepared transaction {}", gid.gid());
+                finish("ROLLBACK PREPARED", gid.gid());
+            }
+            if (restoredCheckpointId == -1) {
+                forgetOwnedProgress(subtask, parallelism);
+            }
+        }
+
+        /**
+         * Throws if a checkpoint newer than the restored one committed output: a row of a subtask
+         * this writer owns (other than a restored committable, which was just committed again), or
+         * a row of another subtask for the same checkpoint id as one of this writer's lingering
+         * transactions (checkpoint ids are shared by all subtasks, and only a complete checkpoint
+         * commits; so the lingering one belongs to that lost checkpoint too, and must survive for
+         * the run that restores it).
+         */
+        private void refuseOutputNewerThanRestored(
+                Set<String> keep, List<Gid> lingering, int subtask, int parallelism)
+                throws SQLException {
+            Set<Long> lingeringIds = new HashSet<>();
+            for (Gid gid : lingering) {
+                lingeringIds.add(gid.checkpointId());
+            }
+            List<Gid> newer =
+                    onControl(
+                            "read " + progressTable + " on " + config.url(),
+                            connection -> committedAfter(connection, restoredCheckpointId));
+            for (Gid row : newer) {
+                boolean owned = row.subtask() % parallelism == subtask;
+                if (owned ? !keep.contains(row.gid()) : lingeringIds.contains(row.checkpointId())) {
+                    throw new UnrecoverableException(refusal(row));
+                }
+            }
+        }
+
+        /** Committed progress rows of this sink newer than {@code checkpointId}, newest first. */
+        private List<Gid> committedAfter(Connection connection, long checkpointId)
+                throws SQLException {
+            List<Gid> rows = new ArrayList<>();
+            try (PreparedStatement statement =
+                    connection.prepareStatement(
+                            "SELECT subtask, checkpoint_id FROM "
+                                    + progressTable
+                                    + " WHERE transaction_prefix = ? AND checkpoint_id > ?"
+                                    + " ORDER BY checkpoint_id DESC, subtask")) {
+                statement.setString(1, prefix);
+                statement.setLong(2, checkpointId);
+                try (ResultSet rs = statement.executeQuery()) {
+                    while (rs.next()) {
+                        int owner = rs.getInt(1);
+                        long id = rs.getLong(2);
+                        rows.add(new Gid(prefix + ":" + owner + ":" + id, owner, id));
+                    }
+                }
+            }
+            return rows;
+        }
+
+        private String refusal(Gid row) {
+            String restored =
+                    restoredCheckpointId == 0
+                            ? "this run asked to resume but found no complete checkpoint"
+                            : "this run restored checkpoint " + restoredCheckpointId;
+            String newer =
+                    row.checkpointId() == Long.MAX_VALUE
+                            ? "the final output of a run without checkpoints"
+                            : "output of checkpoint " + row.checkpointId();
+            return "sink '"
+                    + sinkName
+                    + "' refuses to run: table "
+                    + table.table()
+                    + " holds "
+                    + newer
+                    + ", committed by subtask "
+                    + row.subtask()
+                    + " (transaction "
+                    + row.gid()
+                    + ", recorded in "
+                    + progressTable
+                    + "), but "
+                    + restored
+                    + ". A newer checkpoint completed and its metadata (its _manifest) is lost, so"
+                    + " replaying from there would write that output twice. Put the lost"
+                    + " checkpoint back into the checkpoint directory and start again; or start"
+                    + " over with resume \"none\" after emptying table "
+                    + table.table()
+                    + " (or into an empty table); or, to start over with resume \"latest\" and"
+                    + " no checkpoints, empty the table and run DELETE FROM "
+                    + progressTable
+                    + " WHERE transaction_prefix = '"
+                    + prefix.replace("'", "''")
+                    + "'";
+        }
+
+        /** A fresh start by request: rows of earlier runs describe checkpoints it will not use. */
+        private void forgetOwnedProgress(int subtask, int parallelism) throws SQLException {
+            onControl(
+                    "clear " + progressTable + " on " + config.url(),
+                    connection -> {
+                        try (PreparedStatement statement =
+                                connection.prepareStatement(
+                                        "DELETE FROM "
+                                                + progressTable
+                                                + " WHERE transaction_prefix = ? AND subtask % ? = ?")) {
+                            statement.setString(1, prefix);
+                            statement.setInt(2, parallelism);
+                            statement.setInt(3, subtask);
+                            statement.executeUpdate();
+                        }
+                        return null;
+                    });
         }
 
         private Connection control() throws SQLException {

@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Arrays;
 import java.util.List;
 import org.slf4j.Logger;
@@ -34,9 +33,6 @@ import org.slf4j.LoggerFactory;
 public final class PostgresUpsertSink<T> implements IdempotentSink<T, List<Object>> {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(PostgresUpsertSink.class);
-
-    /** Advisory lock key ("weir" in ASCII) that serialises the creation of the progress table. */
-    private static final long PROGRESS_LOCK = 0x77656972L;
 
     private final PostgresConnectionConfig config;
     private final TableMapping<T> table;
@@ -159,34 +155,14 @@ public final class PostgresUpsertSink<T> implements IdempotentSink<T, List<Objec
         }
 
         private void createProgressTable(Connection c) throws SQLException {
-            c.setAutoCommit(false);
-            try (Statement statement = c.createStatement()) {
-                // Subtasks start together; the lock keeps their CREATEs from colliding.
-                statement.execute("SELECT pg_advisory_xact_lock(" + PROGRESS_LOCK + ")");
-                statement.execute(
-                        "CREATE TABLE IF NOT EXISTS "
-                                + sink.progressTable
-                                + " (job text NOT NULL, sink text NOT NULL, subtask int NOT NULL,"
-                                + " checkpoint_id bigint NOT NULL,"
-                                + " PRIMARY KEY (job, sink, subtask))");
-                c.commit();
-            } catch (SQLException e) {
-                c.rollback();
-                if (PostgresErrors.INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
-                    throw new dev.weir.api.UnrecoverableException(
-                            "the upsert sink cannot create its progress table "
-                                    + sink.progressTable
-                                    + " ("
-                                    + e.getMessage()
-                                    + "); create it once as a privileged user: CREATE TABLE "
-                                    + sink.progressTable
-                                    + " (job text NOT NULL, sink text NOT NULL, subtask int NOT"
-                                    + " NULL, checkpoint_id bigint NOT NULL, PRIMARY KEY (job,"
-                                    + " sink, subtask)), and grant SELECT, INSERT, UPDATE on it",
-                            e);
-                }
-                throw e;
-            }
+            ProgressTable.ensure(
+                    c,
+                    sink.config,
+                    sink.progressTable,
+                    "job text NOT NULL, sink text NOT NULL, subtask int NOT NULL,"
+                            + " checkpoint_id bigint NOT NULL, PRIMARY KEY (job, sink, subtask)",
+                    List.of("SELECT", "INSERT", "UPDATE"),
+                    "the upsert sink");
         }
 
         @Override

@@ -122,7 +122,7 @@ final class CommittedOutput {
     static List<String> postgresPending(String url) throws SQLException {
         try (Connection connection = connect(url)) {
             return dev.weir.jdbc.PostgresTwoPhaseCommitSink.preparedTransactions(
-                    connection, "weir-verify");
+                    connection, VerifyJob.PREFIX);
         }
     }
 }

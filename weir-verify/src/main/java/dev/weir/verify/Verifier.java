@@ -4,11 +4,8 @@ import dev.weir.internal.checkpoint.StateFiles;
 import dev.weir.internal.io.PowerCut;
 import dev.weir.verify.Checker.Verdict;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -20,16 +17,21 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * The {@code weir verify} harness: runs {@link VerifyJob} in child JVMs and kills them with SIGKILL
- * — first at each named fault point (the k-th time it is reached, k seeded), then at random times —
- * restarting the job on the same directories until its input is consumed, round after round, until
- * the kills are spent. Each round's committed output goes through the {@link Checker}, with a
- * reader polling committed output during the round. Then the self-check: the same loop with each
- * seeded bug, each of which the checker must catch.
+ * The {@code weir verify} harness: writes the chosen source's input, runs {@link VerifyJob} in
+ * child JVMs and kills them with SIGKILL — at each named fault point (the k-th time it is reached,
+ * k seeded), and for sources whose splits end at different times also once some splits ended and in
+ * a run that restored ended splits, then at random times — restarting the job on the same
+ * directories until its input is consumed, round after round, until the kills are spent. Each round
+ * ends by starting the finished job once more on its directories, which must add nothing. Each
+ * round's committed output goes through the {@link Checker}, with a reader polling committed output
+ * during the round. Then the self-check: the same loop with each seeded bug, each of which the
+ * checker must catch.
  */
 public final class Verifier {
     /** Fault points, in the order the loop visits them; each fires the k-th time it is reached. */
@@ -51,18 +53,46 @@ public final class Verifier {
                     "sink.recommit",
                     "sink.before-recover");
 
-    /** Seeded bugs of the self-check, each with a kill that exposes it. */
-    static final List<String[]> SEEDED_BUGS =
+    /** A seeded bug of the self-check ({@code -Dweir.bug=<name>}) and the kill that exposes it. */
+    record SeededBug(String name, String kill) {}
+
+    /** Seeded bugs of the self-check for every source. */
+    static final List<SeededBug> SEEDED_BUGS =
             List.of(
-                    new String[] {"commit-before-complete", "sink.after-precommit:3"},
-                    new String[] {"skip-abort", "sink.after-precommit:3"},
-                    new String[] {"fallback-older", "sink.after-commit:4"},
-                    new String[] {"rename-without-fsync", "sink.after-commit:4+cut"},
-                    new String[] {"checkpoint-directory-without-fsync", "sink.after-commit:4+cut"});
+                    new SeededBug("commit-before-complete", "sink.after-precommit:6"),
+                    new SeededBug("skip-abort", "sink.after-precommit:5"),
+                    new SeededBug("fallback-older", "sink.after-commit:4"),
+                    new SeededBug("rename-without-fsync", "sink.after-commit:4+cut"),
+                    new SeededBug("checkpoint-directory-without-fsync", "sink.after-commit:4+cut"));
+
+    /**
+     * The seeded bug of sources whose splits end at different times: a restored source reads again
+     * the splits that had ended. Killed once a checkpoint holds an ended split, the restored run
+     * re-reads it (and the finished job started again re-reads every split).
+     */
+    static final SeededBug REREAD_ENDED_SPLITS = new SeededBug("reread-ended-splits", "ended");
+
+    /** The sinks. */
+    static final List<String> SINKS = List.of("file", "log", "postgres");
+
+    /** The seeded bugs of the self-check for {@code source}. */
+    static List<SeededBug> seededBugs(String source) {
+        List<SeededBug> bugs = new ArrayList<>(SEEDED_BUGS);
+        if (VerifyInput.splitsEndApart(source)) {
+            bugs.add(REREAD_ENDED_SPLITS);
+        }
+        return bugs;
+    }
+
+    /** The names of every seeded bug of the self-check for {@code source}. */
+    public static List<String> seededBugNames(String source) {
+        return seededBugs(source).stream().map(SeededBug::name).toList();
+    }
 
     /**
      * What to verify.
      *
+     * @param source sequence, log or files
      * @param sink file, log or postgres
      * @param kills SIGKILLs in all (fault points first, then random times)
      * @param seed seeds the input's key order, the fault points' k and the kill times
@@ -71,9 +101,11 @@ public final class Verifier {
      * @param rate input records per second (slows the job so kills land mid-run)
      * @param work working directory (emptied)
      * @param jdbcUrl PostgreSQL for {@code --sink postgres}; null starts one from Maven
-     * @param selfCheck whether to run the seeded bugs too
+     * @param seededBugs the seeded bugs of the self-check, by name ({@link #seededBugNames} for all
+     *     of the source's; empty for no self-check)
      */
     public record Options(
+            String source,
             String sink,
             int kills,
             long seed,
@@ -82,14 +114,42 @@ public final class Verifier {
             long rate,
             Path work,
             String jdbcUrl,
-            boolean selfCheck) {}
+            List<String> seededBugs) {
+        /** Validates the names and the key count, naming what to change. */
+        public Options {
+            VerifyInput.check(source, keys);
+            if (!SINKS.contains(sink)) {
+                throw new IllegalArgumentException(
+                        "unknown sink '" + sink + "'; use file, log or postgres");
+            }
+            seededBugs = List.copyOf(seededBugs);
+            for (String bug : seededBugs) {
+                if (!seededBugNames(source).contains(bug)) {
+                    throw new IllegalArgumentException(
+                            "no seeded bug '"
+                                    + bug
+                                    + "' for source "
+                                    + source
+                                    + "; use "
+                                    + seededBugNames(source));
+                }
+            }
+        }
+    }
 
-    /** The outcome. */
+    /**
+     * The outcome.
+     *
+     * @param splitStates where the source's splits were when each kill landed, and how many
+     *     finished jobs were started again
+     */
     public record Report(
+            String source,
             String sink,
             int kills,
             int faultPoints,
             int powerCuts,
+            SplitStates.Counts splitStates,
             Verdict findings,
             int bugsCaught,
             int bugs,
@@ -105,9 +165,11 @@ public final class Verifier {
         public String line() {
             return String.format(
                     Locale.ROOT,
-                    "verify: sink=%s kills=%d fault_points=%d power_cuts=%d records=%d lost=%d"
-                            + " duplicated=%d reordered=%d dangling=%d seeded_bugs_caught=%d/%d"
-                            + " recovery_ms_p50=%d recovery_ms_p99=%d seed=%d",
+                    "verify: source=%s sink=%s kills=%d fault_points=%d power_cuts=%d records=%d"
+                            + " lost=%d duplicated=%d reordered=%d dangling=%d"
+                            + " seeded_bugs_caught=%d/%d recovery_ms_p50=%d recovery_ms_p99=%d"
+                            + " seed=%d",
+                    source,
                     sink,
                     kills,
                     faultPoints,
@@ -135,6 +197,7 @@ public final class Verifier {
     private final PrintStream out;
     private final Random random;
     private String jdbcUrl;
+    private int splitCount;
 
     public Verifier(Options options, PrintStream out) {
         this.options = options;
@@ -144,6 +207,12 @@ public final class Verifier {
 
     /** Runs the crash loop and the self-check; prints progress and the report to {@code out}. */
     public Report run() throws Exception {
+        Path input = options.work().resolve("input");
+        StateFiles.deleteRecursively(input);
+        VerifyInput.write(
+                options.source(), input, options.records(), options.keys(), options.seed());
+        splitCount =
+                VerifyInput.splitCount(options.source(), input, options.records(), options.keys());
         EmbeddedPostgres server = null;
         jdbcUrl = options.jdbcUrl();
         if (options.sink().equals("postgres") && jdbcUrl == null) {
@@ -162,138 +231,185 @@ public final class Verifier {
         }
     }
 
-    private Report loop() throws Exception {
+    /**
+     * The kills, in the order they are spent: each fault point (a third of them with a power cut),
+     * the first of which lands while every split runs; for sources whose splits end apart, right
+     * after it, once some splits ended and then in the run that restored them; then random times,
+     * every third with a power cut.
+     */
+    private List<String> plan() {
         List<String> plan = new ArrayList<>();
         for (String point : FAULT_POINTS) {
-            // A third of them also cut the power: what was not forced to disk is lost.
             plan.add(
                     point + ":" + (1 + random.nextInt(3)) + (random.nextInt(3) == 0 ? "+cut" : ""));
         }
+        if (VerifyInput.splitsEndApart(options.source())) {
+            plan.addAll(1, List.of("ended", "restored"));
+        }
         while (plan.size() < options.kills()) {
-            // Every third random kill is a power cut: unsynced bytes and renames are lost too.
             plan.add(plan.size() % 3 == 0 ? "random+cut" : "random");
         }
-        plan = plan.subList(0, Math.min(plan.size(), Math.max(options.kills(), 0)));
+        return plan.subList(0, Math.min(plan.size(), Math.max(options.kills(), 0)));
+    }
+
+    private Report loop() throws Exception {
+        List<String> plan = plan();
         List<Long> recoveries = new ArrayList<>();
         Set<String> fired = new LinkedHashSet<>();
         Verdict findings = Verdict.NONE;
-        int kills = 0;
-        int[] cuts = {0};
+        Tally tally = new Tally(recoveries, fired);
         int next = 0;
         int round = 0;
         while (next < plan.size() || round == 0) {
             round++;
-            RoundResult result =
-                    round(plan.subList(next, plan.size()), null, recoveries, fired, cuts);
+            int killsBefore = tally.kills;
+            RoundResult result = round(plan.subList(next, plan.size()), null, tally);
             next += result.used();
-            kills += result.kills();
             Verdict verdict = result.verdict();
             findings = findings.plus(verdict);
             out.printf(
                     Locale.ROOT,
                     "round %d: %d kills, %d records, %s%n",
                     round,
-                    result.kills(),
+                    tally.kills - killsBefore,
                     verdict.records(),
                     verdict.ok() ? "exactly once" : "PROBLEMS " + verdict.problems());
         }
-        int caught = 0;
-        int bugs = options.selfCheck() ? SEEDED_BUGS.size() : 0;
-        if (options.selfCheck()) {
-            for (String[] bug : SEEDED_BUGS) {
-                RoundResult result =
-                        round(
-                                List.of(bug[1]),
-                                bug[0],
-                                new ArrayList<>(),
-                                new LinkedHashSet<>(),
-                                new int[1]);
-                boolean found = !result.verdict().ok();
-                caught += found ? 1 : 0;
-                out.printf(
-                        Locale.ROOT,
-                        "seeded bug %s (killed at %s): %s%n",
-                        bug[0],
-                        bug[1],
-                        found ? "caught: " + result.verdict().problems().get(0) : "NOT CAUGHT");
+        List<SeededBug> bugs = new ArrayList<>();
+        for (SeededBug bug : seededBugs(options.source())) {
+            if (options.seededBugs().contains(bug.name())) {
+                bugs.add(bug);
             }
+        }
+        int caught = 0;
+        for (SeededBug bug : bugs) {
+            RoundResult result =
+                    round(
+                            List.of(bug.kill()),
+                            bug.name(),
+                            new Tally(new ArrayList<>(), new LinkedHashSet<>()));
+            boolean found = !result.verdict().ok();
+            caught += found ? 1 : 0;
+            out.printf(
+                    Locale.ROOT,
+                    "seeded bug %s (killed at %s): %s%n",
+                    bug.name(),
+                    bug.kill(),
+                    found ? "caught: " + result.verdict().problems().get(0) : "NOT CAUGHT");
         }
         Collections.sort(recoveries);
         Report report =
                 new Report(
+                        options.source(),
                         options.sink(),
-                        kills,
+                        tally.kills,
                         fired.size(),
-                        cuts[0],
+                        tally.cuts,
+                        tally.states,
                         findings,
                         caught,
-                        bugs,
+                        bugs.size(),
                         percentile(recoveries, 50),
                         percentile(recoveries, 99),
                         options.seed());
         out.printf(
                 Locale.ROOT,
-                "fault points fired: %s%nwrong aggregates=%d, seen during the run and then gone=%d%n",
+                "fault points fired: %s%nwrong aggregates=%d, seen during the run and then gone=%d%n"
+                        + "kills by split state: running=%d ended=%d restored=%d; finished jobs"
+                        + " started again: %d%n",
                 fired,
                 findings.wrong(),
-                findings.vanished());
+                findings.vanished(),
+                tally.states.running(),
+                tally.states.ended(),
+                tally.states.restored(),
+                tally.states.reruns());
         out.println(report.line());
         return report;
     }
 
-    private record RoundResult(int used, int kills, Verdict verdict) {}
+    /** What the kills of a loop did, summed over its rounds. */
+    private static final class Tally {
+        final List<Long> recoveries;
+        final Set<String> fired;
+        int kills;
+        int cuts;
+        SplitStates.Counts states = SplitStates.Counts.NONE;
+
+        Tally(List<Long> recoveries, Set<String> fired) {
+            this.recoveries = recoveries;
+            this.fired = fired;
+        }
+    }
+
+    private record RoundResult(int used, Verdict verdict) {}
+
+    /** One planned kill, taken apart. */
+    private record Kill(String spec, String at, boolean cut) {
+        static Kill of(String spec) {
+            if (spec == null) {
+                return null;
+            }
+            boolean cut = spec.endsWith("+cut");
+            return new Kill(spec, cut ? spec.substring(0, spec.length() - 4) : spec, cut);
+        }
+
+        boolean random() {
+            return at.equals("random");
+        }
+
+        /** A split state ("ended", "restored"), or null. */
+        String splitState() {
+            return at.equals("ended") || at.equals("restored") ? at : null;
+        }
+
+        /** A fault point spec ({@code name:k}), or null. */
+        String fault() {
+            return random() || splitState() != null ? null : at;
+        }
+    }
 
     /**
      * One round: fresh directories, then child after child until one consumes the input, killing
-     * them as {@code plan} says (a planned fault point that the run does not reach ends with the
-     * input consumed, which ends the round).
+     * them as {@code plan} says (a planned kill whose moment the run does not reach ends with the
+     * input consumed, which ends the round); then the finished job once more, which must add
+     * nothing.
      */
-    private RoundResult round(
-            List<String> plan, String bug, List<Long> recoveries, Set<String> fired, int[] cuts)
-            throws Exception {
+    private RoundResult round(List<String> plan, String bug, Tally tally) throws Exception {
         Path work = options.work().resolve("round");
         StateFiles.deleteRecursively(work);
         Files.createDirectories(work);
         prepareSink(work);
         Set<String> seen = ConcurrentHashMap.newKeySet();
         Thread reader = startReader(work, seen);
+        SplitStates splits = new SplitStates();
         int used = 0;
         int kills = 0;
         long killedAt = 0;
         String failure = null;
         try {
             while (true) {
-                String planned = used < plan.size() ? plan.get(used) : null;
-                boolean cut = planned != null && planned.endsWith("+cut");
-                String kill = cut ? planned.substring(0, planned.length() - 4) : planned;
-                String fault = kill == null || kill.equals("random") ? null : kill;
+                Kill kill = Kill.of(used < plan.size() ? plan.get(used) : null);
                 Files.deleteIfExists(work.resolve(JOURNAL));
-                Process child = startChild(work, fault, bug);
-                long[] restoredAt = {0};
-                Thread output = drain(child, restoredAt);
-                boolean exited;
-                if ("random".equals(kill)) {
-                    exited = child.waitFor(100 + random.nextInt(1500), TimeUnit.MILLISECONDS);
-                    if (!exited) {
-                        child.destroyForcibly(); // SIGKILL
-                        child.waitFor();
-                    }
-                } else {
-                    exited = child.waitFor(10, TimeUnit.MINUTES);
-                    if (!exited) {
-                        child.destroyForcibly();
-                        throw new IllegalStateException("the verify job hung for 10 minutes");
-                    }
-                }
-                output.join();
-                if (killedAt > 0 && restoredAt[0] > 0) {
-                    recoveries.add(restoredAt[0] - killedAt);
+                Process child = startChild(work, kill == null ? null : kill.fault(), bug);
+                ChildWatch watch =
+                        new ChildWatch(
+                                child,
+                                splits,
+                                kill == null ? null : kill.splitState(),
+                                splitCount,
+                                out);
+                awaitOrKill(child, watch, kill);
+                watch.join();
+                if (killedAt > 0 && watch.restoredAtMillis() > 0) {
+                    tally.recoveries.add(watch.restoredAtMillis() - killedAt);
                 }
                 int status = child.exitValue();
                 if (status == 0) {
                     if (kill != null) {
                         used++; // planned, but the run consumed its input first
                     }
+                    failure = rerun(work, bug, tally);
                     break;
                 }
                 if (status != KILLED) {
@@ -311,14 +427,16 @@ public final class Verifier {
                 }
                 used++;
                 kills++;
-                if (cut) {
+                tally.kills++;
+                tally.states = tally.states.plus(watch.state());
+                if (kill != null && kill.cut()) {
                     PowerCut.Damage damage = PowerCut.simulate(work.resolve(JOURNAL), random);
-                    cuts[0]++;
+                    tally.cuts++;
                     out.println("  power cut: " + damage);
                 }
                 killedAt = System.currentTimeMillis();
-                if (fault != null) {
-                    fired.add(fault.substring(0, fault.lastIndexOf(':')));
+                if (kill != null && kill.fault() != null) {
+                    tally.fired.add(kill.fault().substring(0, kill.fault().lastIndexOf(':')));
                 }
             }
         } finally {
@@ -337,7 +455,78 @@ public final class Verifier {
         if (failure != null) {
             verdict = verdict.withFailure(failure);
         }
-        return new RoundResult(used, kills, verdict);
+        return new RoundResult(used, verdict);
+    }
+
+    /**
+     * Waits for the child to exit, killing it (SIGKILL) as {@code kill} says: at a random time, or
+     * once its split state is due; a fault point kills itself.
+     */
+    private void awaitOrKill(Process child, ChildWatch watch, Kill kill) throws Exception {
+        if (kill != null && kill.random()) {
+            if (!child.waitFor(randomKillDelayMs(), TimeUnit.MILLISECONDS)) {
+                child.destroyForcibly(); // SIGKILL
+                child.waitFor();
+            }
+            return;
+        }
+        CompletableFuture<?> until =
+                kill != null && kill.splitState() != null
+                        ? CompletableFuture.anyOf(child.onExit(), watch.due())
+                        : child.onExit();
+        try {
+            until.get(10, TimeUnit.MINUTES);
+        } catch (TimeoutException e) {
+            child.destroyForcibly();
+            throw new IllegalStateException("the verify job hung for 10 minutes");
+        }
+        if (child.isAlive()) {
+            child.destroyForcibly(); // SIGKILL: the split state is due
+            child.waitFor();
+        }
+    }
+
+    /**
+     * A random kill's delay: 100 ms, plus up to the time a run takes at its pace (roughly: records
+     * over rate, stretched by the longest split) and 350 ms for the JVM to start, so random kills
+     * spread over the whole run.
+     */
+    private int randomKillDelayMs() {
+        long runMs =
+                (long)
+                        (1000.0
+                                * options.records()
+                                / options.rate()
+                                * VerifyInput.runLengthFactor(options.source()));
+        return 100 + random.nextInt((int) Math.min(Integer.MAX_VALUE - 1, runMs + 350));
+    }
+
+    /**
+     * Starts the finished job once more on its directories: it resumes from its final checkpoint,
+     * in which every split has ended, and must change nothing. Returns the finding, or null.
+     */
+    private String rerun(Path work, String bug, Tally tally) throws Exception {
+        List<String> before = committed(work);
+        Process child = startChild(work, null, bug);
+        ChildWatch watch = new ChildWatch(child, new SplitStates(), null, splitCount, out);
+        awaitOrKill(child, watch, null);
+        watch.join();
+        tally.states = tally.states.plusRerun();
+        if (child.exitValue() != 0) {
+            return "the finished job, started again on its directories, failed on its own (exit "
+                    + child.exitValue()
+                    + "); its output is above";
+        }
+        List<String> after = committed(work);
+        if (!after.equals(before)) {
+            return "the finished job, started again on its directories, changed its committed"
+                    + " output: "
+                    + before.size()
+                    + " lines before, "
+                    + after.size()
+                    + " after";
+        }
+        return null;
     }
 
     private void prepareSink(Path work) throws Exception {
@@ -356,6 +545,13 @@ public final class Verifier {
                         statement.execute("ROLLBACK PREPARED '" + gid + "'");
                     }
                     statement.execute("DROP TABLE IF EXISTS " + VerifyJob.TABLE);
+                    // A new round is a new job: the sink would refuse the previous round's
+                    // progress as output of a lost checkpoint.
+                    statement.execute(
+                            "DO $$ BEGIN IF to_regclass('weir_2pc_progress') IS NOT NULL THEN"
+                                    + " DELETE FROM weir_2pc_progress WHERE transaction_prefix = '"
+                                    + VerifyJob.PREFIX
+                                    + "'; END IF; END $$");
                     statement.execute(
                             "CREATE TABLE "
                                     + VerifyJob.TABLE
@@ -428,8 +624,10 @@ public final class Verifier {
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(VerifyJob.class.getName());
+        command.add(options.source());
         command.add(options.sink());
         command.add(work.toString());
+        command.add(options.work().resolve("input").toString());
         command.add(Long.toString(options.records()));
         command.add(Integer.toString(options.keys()));
         command.add(Long.toString(options.seed()));
@@ -438,32 +636,6 @@ public final class Verifier {
             command.add(jdbcUrl);
         }
         return new ProcessBuilder(command).redirectErrorStream(true).start();
-    }
-
-    /** Reads the child's output; notes when it restored. */
-    private Thread drain(Process child, long[] restoredAt) {
-        Thread thread =
-                new Thread(
-                        () -> {
-                            try (BufferedReader reader =
-                                    new BufferedReader(
-                                            new InputStreamReader(
-                                                    child.getInputStream(),
-                                                    StandardCharsets.UTF_8))) {
-                                for (String line; (line = reader.readLine()) != null; ) {
-                                    if (line.startsWith("RESTORED ") && restoredAt[0] == 0) {
-                                        restoredAt[0] = Long.parseLong(line.split(" ")[2]);
-                                    } else if (!line.equals("DONE") && !line.isBlank()) {
-                                        out.println("  child: " + line);
-                                    }
-                                }
-                            } catch (IOException e) {
-                                // the child was killed
-                            }
-                        },
-                        "verify-child-output");
-        thread.start();
-        return thread;
     }
 
     static long percentile(List<Long> sorted, int percent) {

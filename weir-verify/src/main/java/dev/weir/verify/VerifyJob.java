@@ -1,14 +1,15 @@
 package dev.weir.verify;
 
+import dev.weir.api.DataStream;
 import dev.weir.api.JobListener;
 import dev.weir.api.Pipeline;
 import dev.weir.api.RestartStrategy;
 import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.codec.Codecs;
 import dev.weir.api.sink.FileSink;
 import dev.weir.api.sink.LogSink;
 import dev.weir.api.sink.Sink;
-import dev.weir.api.source.Sources;
 import dev.weir.jdbc.PostgresConnectionConfig;
 import dev.weir.jdbc.PostgresTwoPhaseCommitSink;
 import dev.weir.jdbc.TableMapping;
@@ -21,11 +22,17 @@ import java.util.Random;
  * The workload {@code weir verify} runs in a child JVM: records {@code (key, seq)} for n = 1..N,
  * where the keys cycle in a seeded order and seq counts each key's records from 1; the job keeps
  * per-key count and sum of seq in keyed state and writes every update through the chosen
- * exactly-once sink. The input is replayable (a sequence with checkpointed offsets), and one split,
- * so each key's records reach its state in seq order and the checker can demand that order.
+ * exactly-once sink. The record numbers come from the chosen replayable source ({@link
+ * VerifyInput}), read by two source subtasks from several splits that hold each key's records in
+ * one split, in order, so each key's records reach its state in seq order and the checker can
+ * demand that order.
  *
- * <p>Arguments: sink ({@code file|log|postgres}), work directory, N, keys, seed, records per
- * second, and for postgres the JDBC URL.
+ * <p>Arguments: source ({@code sequence|log|files}), sink ({@code file|log|postgres}), work
+ * directory, input directory, N, keys, seed, records per second, and for postgres the JDBC URL.
+ *
+ * <p>Prints for the harness: {@code RESTORED <id> <millis>} when it restores a checkpoint, {@code
+ * CHECKPOINT <id>} when one completes, {@code ENDED <split> <records>} when a split ends, {@code
+ * DONE} at the end.
  */
 public final class VerifyJob {
     /** One output update: key's seq-th record, with the count and sum of seq after it. */
@@ -61,6 +68,9 @@ public final class VerifyJob {
 
     /** The table the postgres sink writes. */
     static final String TABLE = "weir_verify_updates";
+
+    /** The postgres sink's transaction id prefix. */
+    static final String PREFIX = "weir-verify";
 
     private VerifyJob() {}
 
@@ -105,21 +115,35 @@ public final class VerifyJob {
                                                 u.key(), u.seq(), u.count(), u.sum()
                                             };
                                         }))
-                        .transactionIdPrefix("weir-verify");
+                        .transactionIdPrefix(PREFIX);
             default:
                 throw new IllegalArgumentException(
                         "unknown sink '" + kind + "'; use file, log or postgres");
         }
     }
 
+    /** The record numbers, from the chosen source with {@link VerifyInput#SOURCE_PARALLELISM}. */
+    static DataStream<Long> numbers(
+            Pipeline pipeline, String source, Path input, long n, int keys, long rate) {
+        if (source.equals("files")) {
+            return pipeline.source("input", VerifyInput.lines(input, rate))
+                    .parallelism(VerifyInput.SOURCE_PARALLELISM)
+                    .map(Long::parseLong);
+        }
+        return pipeline.source("input", VerifyInput.numbers(source, input, n, keys, rate))
+                .parallelism(VerifyInput.SOURCE_PARALLELISM);
+    }
+
     public static void main(String[] args) throws Exception {
-        String kind = args[0];
-        Path work = Path.of(args[1]);
-        long n = Long.parseLong(args[2]);
-        int keys = Integer.parseInt(args[3]);
-        long seed = Long.parseLong(args[4]);
-        long rate = Long.parseLong(args[5]);
-        String jdbcUrl = args.length > 6 ? args[6] : null;
+        String source = args[0];
+        String kind = args[1];
+        Path work = Path.of(args[2]);
+        Path input = Path.of(args[3]);
+        long n = Long.parseLong(args[4]);
+        int keys = Integer.parseInt(args[5]);
+        long seed = Long.parseLong(args[6]);
+        long rate = Long.parseLong(args[7]);
+        String jdbcUrl = args.length > 8 ? args[8] : null;
         int[] order = keyOrder(seed, keys);
         Pipeline pipeline =
                 Pipeline.create("weir-verify")
@@ -139,8 +163,14 @@ public final class VerifyJob {
                                                         + System.currentTimeMillis());
                                         System.out.flush();
                                     }
+
+                                    @Override
+                                    public void onCheckpointComplete(CheckpointStats stats) {
+                                        System.out.println("CHECKPOINT " + stats.id());
+                                        System.out.flush();
+                                    }
                                 });
-        pipeline.source("input", Sources.sequence(1, n, 1, rate))
+        numbers(pipeline, source, input, n, keys, rate)
                 .map(i -> input(i, order))
                 .keyBy(Input::key)
                 .<CountSum, Update>process(
