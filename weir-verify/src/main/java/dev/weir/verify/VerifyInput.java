@@ -25,11 +25,10 @@ import java.util.List;
  *   <li>{@code log}: a topic of {@link #LOG_PARTITIONS} partitions of the embedded durable log;
  *       partition p holds the keys of a share proportional to p + 1, so partitions end one after
  *       another (the smallest at about a sixth of the run), three per source subtask.
- *   <li>{@code files}: one small file per key. The file source's split i of n reads the files whose
- *       name hashes to i (n = the source parallelism today), and names are chosen so split 0 of 2
- *       holds a quarter of the keys: it ends at about a third of the run, and within each split
- *       files end one after another. Should the source split files otherwise, each key still sits
- *       in one file, so the order holds; only the skew is left to the hash.
+ *   <li>{@code files}: one small file per key, read with {@link #LOG_PARTITIONS} splits ({@code
+ *       Sources.files(dir, splits)}: split i reads the files whose name hashes to i); names are
+ *       chosen so split p holds the same growing share of the keys as log partition p, so splits
+ *       end one after another, and within a split files end one after another too.
  * </ul>
  *
  * <p>Every source is read with parallelism {@link #SOURCE_PARALLELISM}; each split is paced on its
@@ -37,7 +36,7 @@ import java.util.List;
  * input once, before the rounds; the child JVMs only read it.
  */
 final class VerifyInput {
-    /** Source subtasks (today the file source has exactly this many splits). */
+    /** Source subtasks. */
     static final int SOURCE_PARALLELISM = 2;
 
     /** Partitions of the input topic (three per source subtask). */
@@ -57,7 +56,7 @@ final class VerifyInput {
             throw new IllegalArgumentException(
                     "unknown source '" + source + "'; use sequence, log or files");
         }
-        int least = source.equals("log") ? LOG_PARTITIONS : SOURCE_PARALLELISM;
+        int least = source.equals("sequence") ? SOURCE_PARALLELISM : LOG_PARTITIONS;
         if (keys < least) {
             throw new IllegalArgumentException(
                     "--source " + source + " needs at least " + least + " keys, not " + keys);
@@ -123,20 +122,15 @@ final class VerifyInput {
         throw new IllegalArgumentException("key " + key + " of " + keys);
     }
 
-    /** Keys whose files split 0 reads: a quarter of them, at least one. */
-    static int filesInSplit0(int keys) {
-        return Math.max(1, keys / 4);
-    }
-
     /**
      * The name of {@code key}'s file: {@code in-<key>-<salt>}, the first salt whose name hashes to
-     * the key's split as the file source computes it.
+     * the key's split (as log partition) as the file source computes it.
      */
     static String fileName(int key, int keys) {
-        int split = key < filesInSplit0(keys) ? 0 : 1;
+        int split = logPartition(key, keys);
         for (int salt = 0; ; salt++) {
             String name = String.format("in-%05d-%d", key, salt);
-            if (Math.floorMod(name.hashCode(), SOURCE_PARALLELISM) == split) {
+            if (Math.floorMod(name.hashCode(), LOG_PARTITIONS) == split) {
                 return name;
             }
         }
@@ -203,7 +197,7 @@ final class VerifyInput {
         return switch (source) {
             case "sequence" -> Sources.sequence(1, n, sequenceSplits(keys), 0);
             case "log" -> Sources.log(dir, TOPIC, Codecs.LONG);
-            case "files" -> Sources.files(dir);
+            case "files" -> Sources.files(dir, LOG_PARTITIONS);
             default -> throw new IllegalArgumentException("unknown source '" + source + "'");
         };
     }
@@ -222,7 +216,7 @@ final class VerifyInput {
 
     /** The job's source for {@code files}: lines holding record numbers, paced like the others. */
     static Source<String> lines(Path dir, long rate) {
-        return paced(Sources.files(dir), rate);
+        return paced(Sources.files(dir, LOG_PARTITIONS), rate);
     }
 
     private static <T> Source<T> paced(Source<T> inner, long rate) {

@@ -77,7 +77,7 @@ class VerifyInputTest {
     }
 
     @Test
-    void filesHoldOneKeyEachInOrderAndSplitZeroReadsAQuarterOfThem() throws Exception {
+    void filesHoldOneKeyEachInOrderInSplitsOfGrowingSize() throws Exception {
         int keys = 50;
         VerifyInput.write("files", dir, N, keys, SEED);
         int[] order = VerifyJob.keyOrder(SEED, keys);
@@ -87,7 +87,7 @@ class VerifyInputTest {
         }
         assertThat(files).hasSize(keys);
         List<Long> all = new ArrayList<>();
-        int inSplit0 = 0;
+        int[] keysInSplit = new int[VerifyInput.LOG_PARTITIONS];
         for (Path file : files) {
             List<Long> numbers = new ArrayList<>();
             for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
@@ -98,13 +98,19 @@ class VerifyInputTest {
                     .as("keys in " + file)
                     .hasSize(1);
             all.addAll(numbers);
-            // The file source's split i of 2 reads the names that hash to i.
+            // The file source's split i of n reads the names that hash to i.
             String name = file.getFileName().toString();
-            inSplit0 += Math.floorMod(name.hashCode(), 2) == 0 ? 1 : 0;
+            keysInSplit[Math.floorMod(name.hashCode(), VerifyInput.LOG_PARTITIONS)]++;
         }
         assertThat(all).hasSize((int) N).doesNotHaveDuplicates();
-        assertThat(inSplit0).isEqualTo(keys / 4);
-        assertThat(VerifyInput.splitCount("files", dir, N, keys)).isEqualTo(2);
+        for (int p = 0; p < VerifyInput.LOG_PARTITIONS; p++) {
+            assertThat(keysInSplit[p])
+                    .as("keys in split " + p)
+                    .isEqualTo(VerifyInput.logShare(p, keys));
+        }
+        assertThat(keysInSplit[0]).isLessThan(keysInSplit[VerifyInput.LOG_PARTITIONS - 1]);
+        assertThat(VerifyInput.splitCount("files", dir, N, keys))
+                .isEqualTo(VerifyInput.LOG_PARTITIONS);
     }
 
     @ParameterizedTest(name = "{0} keys")

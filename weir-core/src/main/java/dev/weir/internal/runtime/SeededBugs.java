@@ -39,7 +39,7 @@ public final class SeededBugs {
     /** Restore the second newest complete checkpoint. */
     public static final boolean FALLBACK_OLDER = BUG.equals("fallback-older");
 
-    /** Reopen ended splits on restore, without their reader state. */
+    /** Read ended splits again from their start after a restore. */
     public static final boolean REREAD_ENDED_SPLITS = BUG.equals("reread-ended-splits");
 
     private SeededBugs() {}

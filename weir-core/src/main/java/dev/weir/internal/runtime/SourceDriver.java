@@ -50,7 +50,7 @@ final class SourceDriver {
                     endedSplits.put(split, state);
                     continue;
                 }
-                state = new SplitState(state.position(), null, false); // wave 1's bug
+                state = null; // the seeded bug: read the ended split again from its start
             }
             SourceReader<Object> reader = source.openReader(split, context);
             readers.add(reader);
