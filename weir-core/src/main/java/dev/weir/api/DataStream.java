@@ -7,6 +7,7 @@ import dev.weir.api.function.MapFunction;
 import dev.weir.api.sink.IdempotentSink;
 import dev.weir.api.sink.Sink;
 import dev.weir.api.sink.TwoPhaseCommitSink;
+import dev.weir.api.time.WatermarkStrategy;
 import dev.weir.internal.graph.Node;
 import dev.weir.internal.graph.Node.OperatorNode;
 import dev.weir.internal.graph.Node.Partitioning;
@@ -15,6 +16,7 @@ import dev.weir.internal.operators.FlatMapOperator;
 import dev.weir.internal.operators.IdempotentSinkOperator;
 import dev.weir.internal.operators.MapOperator;
 import dev.weir.internal.operators.SinkOperator;
+import dev.weir.internal.operators.TimestampsOperator;
 import dev.weir.internal.operators.TwoPhaseCommitSinkOperator;
 import dev.weir.internal.runtime.OperatorFactory;
 import java.util.ArrayList;
@@ -41,9 +43,10 @@ public class DataStream<T> {
 
     /** Sets the number of subtasks of the step that produced this stream. */
     public DataStream<T> parallelism(int parallelism) {
-        if (node instanceof Node.UnionNode) {
+        if (node instanceof Node.UnionNode || node instanceof Node.SideOutputNode) {
             throw new IllegalArgumentException(
-                    "a union has no parallelism of its own; set it on the step after the union");
+                    "a union or side output has no parallelism of its own; set it on the step"
+                            + " after it");
         }
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
@@ -89,6 +92,53 @@ public class DataStream<T> {
     public <K> KeyedStream<K, T> keyBy(KeySelector<? super T, K> keySelector) {
         Objects.requireNonNull(keySelector, "keySelector");
         return new KeyedStream<>(pipeline, node, keySelector);
+    }
+
+    /**
+     * Gives the records event time: {@code strategy}'s timestamp assigner sets each record's
+     * timestamp, and its watermark generator says how far event time has advanced (emitted on its
+     * events and every {@link Pipeline#autoWatermarkInterval}). Steps after this one see the
+     * timestamps ({@code Context.timestamp()} in a keyed process function) and fire event-time
+     * timers by the watermark; the edges of the pipeline then carry a timestamp column. Watermarks
+     * from before this step are replaced by its own.
+     */
+    @SuppressWarnings("unchecked")
+    public DataStream<T> assignTimestampsAndWatermarks(WatermarkStrategy<T> strategy) {
+        Objects.requireNonNull(strategy, "strategy");
+        WatermarkStrategy<Object> s = (WatermarkStrategy<Object>) (WatermarkStrategy<?>) strategy;
+        OperatorNode next =
+                new OperatorNode(
+                                pipeline.nextId(),
+                                pipeline.autoName("timestamps"),
+                                node,
+                                Partitioning.FORWARD,
+                                null,
+                                () -> new TimestampsOperator(s),
+                                null)
+                        .assignsTime(true);
+        inheritParallelism(next);
+        pipeline.add(next);
+        return new DataStream<>(pipeline, next);
+    }
+
+    /**
+     * The side output {@code tag} of the step that produced this stream (a keyed process function
+     * emits into it with {@code context.output(tag, value)}).
+     */
+    public <X> DataStream<X> sideOutput(OutputTag<X> tag) {
+        Objects.requireNonNull(tag, "tag");
+        if (!(node instanceof OperatorNode operator) || operator.sink() != null) {
+            throw new IllegalArgumentException(
+                    "step '"
+                            + node.name()
+                            + "' has no side outputs; take them from the stream a process step"
+                            + " returns");
+        }
+        Node.SideOutputNode side =
+                new Node.SideOutputNode(
+                        pipeline.nextId(), pipeline.autoName("side-" + tag.id()), node, tag.id());
+        pipeline.add(side);
+        return new DataStream<>(pipeline, side);
     }
 
     /** Merges this stream with {@code others} of the same type. */
@@ -157,7 +207,9 @@ public class DataStream<T> {
 
     /** Forward steps default to their input's parallelism, so chains form without extra calls. */
     void inheritParallelism(OperatorNode next) {
-        if (!(node instanceof Node.UnionNode)) {
+        if (node instanceof Node.SideOutputNode side) {
+            next.parallelism(side.producer().parallelism());
+        } else if (!(node instanceof Node.UnionNode)) {
             next.parallelism(node.parallelism());
         }
     }

@@ -8,7 +8,6 @@ import dev.weir.api.function.KeySelector;
 import dev.weir.api.function.KeyedProcessFunction;
 import dev.weir.api.function.ReduceFunction;
 import dev.weir.api.function.ValueProcessFunction;
-import dev.weir.api.state.KeyedStateStore;
 import dev.weir.api.state.ValueState;
 import dev.weir.internal.graph.Node;
 import dev.weir.internal.graph.Node.OperatorNode;
@@ -104,13 +103,13 @@ public final class KeyedStream<K, T> {
         }
 
         @Override
-        public void open(KeyedStateStore states) {
-            state = states.valueState("value", codec);
+        public void open(OpenContext context) {
+            state = context.states().valueState("value", codec);
         }
 
         @Override
-        public void process(K key, T value, Collector<R> out) throws Exception {
-            function.process(key, value, state, out);
+        public void process(T value, Context<K, R> context, Collector<R> out) throws Exception {
+            function.process(context.key(), value, state, out);
         }
     }
 }

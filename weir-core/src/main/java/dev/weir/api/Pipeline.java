@@ -51,6 +51,7 @@ public final class Pipeline {
     private int batchSize = 1024;
     private int channelCapacityBatches = 64;
     private long channelCapacityBytes;
+    private long autoWatermarkMillis = 200;
     private int workerThreads = Runtime.getRuntime().availableProcessors();
     private long maxIdleParkNanos = 200_000;
     private CheckpointConfig checkpoints = CheckpointConfig.none();
@@ -109,6 +110,16 @@ public final class Pipeline {
      */
     public Pipeline channelCapacityBytes(long bytes) {
         this.channelCapacityBytes = bytes;
+        return this;
+    }
+
+    /**
+     * How often steps that assign timestamps ({@link DataStream#assignTimestampsAndWatermarks}) ask
+     * their watermark generator for a watermark (default 200 ms; zero: only when the generator
+     * emits on its own, and at the end of input).
+     */
+    public Pipeline autoWatermarkInterval(Duration interval) {
+        this.autoWatermarkMillis = interval.toMillis();
         return this;
     }
 
@@ -308,7 +319,7 @@ public final class Pipeline {
                         listener,
                         fromSavepoint,
                         allowNonRestoredState,
-                        System::nanoTime,
+                        dev.weir.internal.runtime.RuntimeClock.SYSTEM,
                         seed,
                         localRecovery && checkpointing
                                 ? new dev.weir.internal.runtime.LocalStateCache()
@@ -384,7 +395,8 @@ public final class Pipeline {
                 channelCapacityBatches,
                 channelCapacityBytes,
                 workerThreads,
-                maxIdleParkNanos);
+                maxIdleParkNanos,
+                autoWatermarkMillis);
     }
 
     int nextId() {

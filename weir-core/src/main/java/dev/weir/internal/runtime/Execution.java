@@ -40,6 +40,9 @@ public final class Execution {
     private final CheckpointCoordinator coordinator;
     private final RestoredCheckpoint restored;
 
+    /** True if some step gives records event time: edges then carry a timestamp column. */
+    private final boolean eventTime;
+
     /** What sinks learn of the restore (see {@link OperatorContext#restoredCheckpointId}). */
     private final long restoredCheckpointId;
 
@@ -81,10 +84,11 @@ public final class Execution {
         if (restored != null) {
             RestoreAssignment.validate(graph, restored, config, settings.allowNonRestoredState());
         }
+        this.eventTime = graph.usesEventTime();
         SpscChannel[][][] channels = createChannels(graph);
         for (Vertex vertex : graph.vertices()) {
             for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
-                tasks.add(buildTask(vertex, subtask, channels, settings.nanoClock()));
+                tasks.add(buildTask(vertex, subtask, channels, settings.clock()::nanoTime));
             }
         }
         if (coordinator != null) {
@@ -184,7 +188,9 @@ public final class Execution {
                             coordinator,
                             mode,
                             restore,
-                            settings.localState()));
+                            settings.localState(),
+                            builder.time,
+                            builder.timeService));
         }
         List<SpscChannel> inputs = new ArrayList<>();
         for (Edge edge : vertex.inputs()) {
@@ -210,7 +216,9 @@ public final class Execution {
                         coordinator,
                         mode,
                         restore,
-                        settings.localState()));
+                        settings.localState(),
+                        builder.time,
+                        builder.timeService));
     }
 
     private static SourceContext sourceContext(int subtask, int parallelism, LongSupplier clock) {
@@ -240,6 +248,9 @@ public final class Execution {
         final List<StreamOperator> operators = new ArrayList<>();
         final List<OperatorContext> contexts = new ArrayList<>();
         final List<RecordWriter> writers = new ArrayList<>();
+        final RecordTime time = new RecordTime();
+        final ProcessingTimeService timeService =
+                new ProcessingTimeService(settings.clock()::millis);
 
         TaskBuilder(Vertex vertex, int subtask, SpscChannel[][][] channels) {
             this.vertex = vertex;
@@ -257,19 +268,20 @@ public final class Execution {
                 contexts.add(null);
                 slot = operators.size() - 1;
             }
-            List<Output> outputs = new ArrayList<>();
+            // Main output (tag null) and side outputs, each to chained steps and writers.
+            java.util.Map<String, List<Output>> byTag = new java.util.LinkedHashMap<>();
+            byTag.put(null, new ArrayList<>());
             for (ChainNode child : node.chained()) {
-                outputs.add(build(child));
+                byTag.computeIfAbsent(child.inputTag(), t -> new ArrayList<>()).add(build(child));
             }
             for (Edge edge : node.outputs()) {
                 RecordWriter writer = writerFor(edge);
                 writers.add(writer);
-                outputs.add(writer);
+                byTag.computeIfAbsent(edge.tag(), t -> new ArrayList<>()).add(writer);
             }
-            Output output =
-                    outputs.size() == 1
-                            ? outputs.get(0)
-                            : new FanOut(outputs.toArray(new Output[0]));
+            Output output = combine(byTag.remove(null));
+            java.util.Map<String, Output> sideOutputs = new java.util.HashMap<>();
+            byTag.forEach((tag, outputs) -> sideOutputs.put(tag, combine(outputs)));
             if (operator == null) {
                 return output;
             }
@@ -287,9 +299,20 @@ public final class Execution {
                             output,
                             keyed,
                             coordinator != null,
-                            restoredCheckpointId));
-            StreamOperator target = operator;
-            return target::processElement;
+                            restoredCheckpointId,
+                            time,
+                            timeService,
+                            java.util.Map.copyOf(sideOutputs),
+                            config.autoWatermarkMillis()));
+            return new ChainedOutput(operator, output);
+        }
+
+        private Output combine(List<Output> outputs) {
+            return outputs.isEmpty()
+                    ? Output.NONE
+                    : outputs.size() == 1
+                            ? outputs.get(0)
+                            : new FanOut(outputs.toArray(new Output[0]));
         }
 
         private RecordWriter writerFor(Edge edge) {
@@ -303,7 +326,8 @@ public final class Execution {
                     edge.keySelector(),
                     config.maxParallelism(),
                     config.batchSize(),
-                    targets);
+                    targets,
+                    eventTime ? time : null);
         }
     }
 

@@ -5,7 +5,6 @@ import dev.weir.api.RestartStrategy;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.internal.checkpoint.CheckpointStore;
 import java.nio.file.Path;
-import java.util.function.LongSupplier;
 
 /**
  * Everything a job needs besides its graph.
@@ -17,7 +16,7 @@ import java.util.function.LongSupplier;
  * @param listener hears checkpoints, failures and restores
  * @param fromSavepoint a savepoint or checkpoint to start from, overriding {@code resume}, or null
  * @param allowNonRestoredState whether state for operators the pipeline lacks may be dropped
- * @param nanoClock monotonic time for sources
+ * @param clock the clocks of the job (monotonic and wall clock), injected for tests
  * @param seed seeds the restart jitter
  */
 public record JobSettings(
@@ -28,6 +27,6 @@ public record JobSettings(
         JobListener listener,
         Path fromSavepoint,
         boolean allowNonRestoredState,
-        LongSupplier nanoClock,
+        RuntimeClock clock,
         long seed,
         LocalStateCache localState) {}

@@ -15,6 +15,11 @@ import dev.weir.internal.state.HeapKeyedStateBackend;
  * @param restoredCheckpointId the checkpoint this run restored, 0 if it asked to resume and found
  *     none, -1 if it started fresh by request (see {@link
  *     dev.weir.api.sink.SinkContext#restoredCheckpointId()})
+ * @param time the task's current record time, shared by its operators and writers
+ * @param timeService the task's processing-time callbacks
+ * @param sideOutputs the outputs of this operator's side outputs, by tag id (only tags someone
+ *     reads)
+ * @param autoWatermarkMillis how often timestamp assigners emit periodic watermarks
  */
 public record OperatorContext(
         String jobName,
@@ -24,4 +29,8 @@ public record OperatorContext(
         Output output,
         HeapKeyedStateBackend keyedState,
         boolean checkpointing,
-        long restoredCheckpointId) {}
+        long restoredCheckpointId,
+        RecordTime time,
+        ProcessingTimeService timeService,
+        java.util.Map<String, Output> sideOutputs,
+        long autoWatermarkMillis) {}

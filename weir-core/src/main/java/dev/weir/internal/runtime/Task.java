@@ -70,11 +70,20 @@ public final class Task {
             new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Long> completed = new ConcurrentLinkedQueue<>();
     private final Object finishLock = new Object();
+    private final RecordTime time;
+    private final ProcessingTimeService timeService;
+
+    /** Alignment and watermarks of the input channels (null for a source task). */
+    private final BarrierAlignment alignment;
+
+    private final WatermarkTracker watermarks;
+
+    /** The watermark this task passed on last. */
+    private long watermark = Long.MIN_VALUE;
+
     private volatile TaskSnapshot finalSnapshot;
     private boolean finished;
     private State state = State.CREATED;
-    private long aligningId = -1;
-    private long alignmentStartNanos;
 
     /** The parts of a task; see {@link Execution} for how they are built. */
     record Parts(
@@ -92,7 +101,9 @@ public final class Task {
             CheckpointCoordinator coordinator,
             CheckpointingMode mode,
             TaskRestore restore,
-            LocalStateCache localState) {}
+            LocalStateCache localState,
+            RecordTime time,
+            ProcessingTimeService timeService) {}
 
     Task(Parts parts) {
         this.index = parts.index();
@@ -116,6 +127,18 @@ public final class Task {
         this.mode = parts.mode();
         this.restore = parts.restore();
         this.localState = parts.localState();
+        this.time = parts.time();
+        this.timeService = parts.timeService();
+        if (inputs != null) {
+            this.alignment =
+                    new BarrierAlignment(
+                            inputs.channelCount(), mode == CheckpointingMode.EXACTLY_ONCE);
+            this.watermarks = new WatermarkTracker(inputs.channelCount());
+            inputs.alignWith(alignment);
+        } else {
+            this.alignment = null;
+            this.watermarks = null;
+        }
     }
 
     public String name() {
@@ -187,7 +210,8 @@ public final class Task {
                 if (anyPending()) {
                     return false;
                 }
-                boolean progress = source != null ? pollSource() : pollInput();
+                boolean progress = timeService.fireDue();
+                progress |= source != null ? pollSource() : pollInput();
                 flushWriters();
                 return progress;
             case DRAINING:
@@ -241,6 +265,7 @@ public final class Task {
                     }
                 }
             }
+            operators.get(i).afterStateRestored();
         }
         if (source != null) {
             source.open(restore.splits());
@@ -282,23 +307,46 @@ public final class Task {
                 throw new IllegalStateException(name + ": keyed batch for a non-keyed operator");
             }
             Object[] pairs = batch.pairs();
-            for (int i = 0; i < pairs.length; i += 2) {
-                head.processElement(pairs[i], pairs[i + 1]);
+            long[] timestamps = batch.timestamps();
+            if (timestamps == null) {
+                for (int i = 0; i < pairs.length; i += 2) {
+                    head.processElement(pairs[i], pairs[i + 1]);
+                }
+            } else {
+                RecordTime time = this.time;
+                for (int i = 0, j = 0; i < pairs.length; i += 2, j++) {
+                    time.timestamp = timestamps[j];
+                    head.processElement(pairs[i], pairs[i + 1]);
+                }
             }
         } else if (item instanceof Object[] batch) {
             Output head = this.head;
             for (Object record : batch) {
                 head.collect(record);
             }
+        } else if (item instanceof TimedBatch batch) {
+            Output head = this.head;
+            RecordTime time = this.time;
+            Object[] records = batch.records();
+            long[] timestamps = batch.timestamps();
+            for (int i = 0; i < records.length; i++) {
+                time.timestamp = timestamps[i];
+                head.collect(records[i]);
+            }
+        } else if (item instanceof ControlEvent.Watermark mark) {
+            advanceWatermark(watermarks.onWatermark(inputs.lastChannel(), mark.timestamp()));
         } else if (item instanceof ControlEvent.Barrier barrier) {
             onBarrier(barrier);
         } else if (item instanceof ControlEvent.EndOfInput) {
+            int channel = inputs.lastChannel();
             inputs.endLastChannel();
-            if (aligningId >= 0 && inputs.barrierOnAllChannels()) {
+            if (alignment.onEnd(channel) == BarrierAlignment.Step.ALIGNED) {
                 completeAlignment();
             }
             if (inputs.allEnded()) {
                 endOfInput();
+            } else {
+                advanceWatermark(watermarks.onEnd(channel));
             }
         } else {
             throw new IllegalStateException(name + ": unexpected item on channel: " + item);
@@ -306,34 +354,33 @@ public final class Task {
         return true;
     }
 
-    /**
-     * Alignment as a small state machine: idle ({@code aligningId < 0}) or aligning checkpoint
-     * {@code aligningId}. A newer barrier abandons an older alignment (that checkpoint then times
-     * out); an older one is ignored.
-     */
+    /** Alignment of Barrier(n) over the input channels ({@link BarrierAlignment}). */
     private void onBarrier(ControlEvent.Barrier barrier) throws Exception {
-        long id = barrier.checkpointId();
-        if (id < aligningId) {
-            return;
-        }
-        if (id > aligningId) {
-            inputs.resetBarriers();
-            aligningId = id;
-            alignmentStartNanos = System.nanoTime();
-        }
-        inputs.markBarrierOnLastChannel(mode == CheckpointingMode.EXACTLY_ONCE);
-        if (inputs.barrierOnAllChannels()) {
+        BarrierAlignment.Step step =
+                alignment.onBarrier(
+                        inputs.lastChannel(), barrier.checkpointId(), System.nanoTime());
+        if (step == BarrierAlignment.Step.ALIGNED) {
             completeAlignment();
         }
     }
 
     private void completeAlignment() throws Exception {
-        long alignmentNanos = System.nanoTime() - alignmentStartNanos;
-        ControlEvent.Barrier barrier = new ControlEvent.Barrier(aligningId, false);
-        inputs.resetBarriers();
-        aligningId = -1;
+        long alignmentNanos = System.nanoTime() - alignment.startNanos();
+        ControlEvent.Barrier barrier = new ControlEvent.Barrier(alignment.checkpointId(), false);
+        alignment.reset();
         FaultPoints.reach("barrier.aligned");
         snapshotAndForward(barrier, alignmentNanos);
+    }
+
+    /**
+     * Passes a new watermark ({@link Long#MIN_VALUE}: none) through the chain, where operators fire
+     * the event-time timers it makes due, and on to the writers.
+     */
+    private void advanceWatermark(long newWatermark) {
+        if (newWatermark > watermark) {
+            watermark = newWatermark;
+            head.emitWatermark(newWatermark);
+        }
     }
 
     private void snapshotAndForward(ControlEvent.Barrier barrier, long alignmentNanos)
@@ -368,6 +415,7 @@ public final class Task {
 
     private void endOfInput() throws Exception {
         if (coordinator == null) {
+            endOfEventTime();
             finishOperators();
         } else {
             synchronized (finishLock) {
@@ -375,6 +423,7 @@ public final class Task {
                 while ((barrier = triggers.poll()) != null) {
                     snapshotAndForward(barrier, 0);
                 }
+                endOfEventTime();
                 finishOperators();
                 finalSnapshot = snapshot(coordinator.reserveCheckpointId());
                 finished = true;
@@ -387,6 +436,19 @@ public final class Task {
             coordinator.taskFinished(this);
         }
         state = State.DRAINING;
+    }
+
+    /** The input ended: event time reaches its end, so every event-time timer fires. */
+    private void endOfEventTime() {
+        time.timestamp = RecordTime.NONE;
+        if (source != null) {
+            if (watermark < Long.MAX_VALUE) {
+                watermark = Long.MAX_VALUE;
+                sourceOutput.emitWatermark(Long.MAX_VALUE);
+            }
+        } else {
+            advanceWatermark(Long.MAX_VALUE);
+        }
     }
 
     private boolean awaitingCommit() {

@@ -233,6 +233,31 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         }
     }
 
+    /** Visits one key in {@link #forEachKey}. */
+    @FunctionalInterface
+    public interface KeyVisitor {
+        /** Visits {@code key}; every state handle is scoped to it during the call. */
+        void visit(Object key) throws Exception;
+    }
+
+    /**
+     * Calls {@code visitor} for every key held now, in the order keys first appeared, with the
+     * state scoped to it; keys the visitor adds are not visited.
+     */
+    public void forEachKey(KeyVisitor visitor) throws Exception {
+        int count = size;
+        for (int i = 0; i < count; i++) {
+            currentKey = keys[i];
+            current = i;
+            visitor.visit(keys[i]);
+        }
+    }
+
+    /** The key the state is scoped to now, or null. */
+    public Object currentKey() {
+        return currentKey;
+    }
+
     /** Scopes every state handle to {@code key} until the next call. */
     public void setCurrentKey(Object key) {
         if (key == currentKey && current >= 0) {
