@@ -35,7 +35,11 @@ import java.util.regex.Pattern;
  * }</pre>
  */
 public final class DurableLog implements AutoCloseable {
-    private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
+    /**
+     * One directory name: ASCII letters, digits, '-', '_' and '.', not starting with '.' (so never
+     * "." or "..", nor Weir's own hidden entries such as ".staging" and ".lock").
+     */
+    private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}");
 
     private final Path directory;
     private final LogOptions options;
@@ -96,11 +100,13 @@ public final class DurableLog implements AutoCloseable {
 
     /** True if {@code topic} exists. */
     public boolean hasTopic(String topic) {
+        checkTopicName(topic);
         return Files.exists(directory.resolve(topic).resolve("topic.properties"));
     }
 
     /** The number of partitions of {@code topic}. */
     public int partitions(String topic) {
+        checkTopicName(topic);
         Path meta = directory.resolve(topic).resolve("topic.properties");
         if (!Files.exists(meta)) {
             throw new IllegalArgumentException(
@@ -137,6 +143,7 @@ public final class DurableLog implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("log " + directory + " is closed");
         }
+        checkTopicName(topic);
         PartitionLog[] logs = topics.get(topic);
         if (logs == null) {
             logs = new PartitionLog[partitions(topic)];
@@ -227,12 +234,39 @@ public final class DurableLog implements AutoCloseable {
         topics.clear();
     }
 
-    private static void checkTopicName(String topic) {
+    /**
+     * Refuses a topic name that is not one plain directory name under the log directory (so a name
+     * can never reach another directory: "..", "a/b", absolute paths, NUL, non-ASCII look-alikes);
+     * every lookup calls it, not only {@link #createTopic}.
+     *
+     * @throws IllegalArgumentException naming the rule
+     */
+    public static void checkTopicName(String topic) {
         if (topic == null || !TOPIC.matcher(topic).matches()) {
             throw new IllegalArgumentException(
-                    "topic name '"
-                            + topic
-                            + "' is not allowed; use 1 to 100 letters, digits, '-', '_' or '.'");
+                    "topic name "
+                            + printable(topic)
+                            + " is not allowed: use 1 to 100 ASCII letters, digits, '-', '_' or"
+                            + " '.', not starting with '.' (a topic is one directory inside the"
+                            + " log directory)");
         }
+    }
+
+    /** {@code name} quoted, with control and non-ASCII characters escaped, cut at 60 characters. */
+    private static String printable(String name) {
+        if (name == null) {
+            return "null";
+        }
+        StringBuilder out = new StringBuilder("'");
+        for (int i = 0; i < name.length() && i < 60; i++) {
+            char c = name.charAt(i);
+            if (c >= 0x20 && c < 0x7f) {
+                out.append(c);
+            } else {
+                out.append(String.format("\\u%04x", (int) c));
+            }
+        }
+        out.append(name.length() > 60 ? "'... (" + name.length() + " characters)" : "'");
+        return out.toString();
     }
 }

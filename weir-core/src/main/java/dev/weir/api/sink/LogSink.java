@@ -51,6 +51,7 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
     private final KeySelector<T, ?> partitionKey;
 
     private LogSink(Path directory, String topic, Codec<T> codec, KeySelector<T, ?> partitionKey) {
+        DurableLog.checkTopicName(topic);
         this.directory = directory.toString();
         this.topic = topic;
         this.codec = codec;

@@ -30,6 +30,7 @@ public final class LogSource<T> implements Source<T> {
 
     public LogSource(
             Path directory, String topic, Codec<T> codec, boolean bounded, LogOptions options) {
+        DurableLog.checkTopicName(topic);
         this.directory = directory.toString();
         this.topic = topic;
         this.codec = codec;
