@@ -120,9 +120,24 @@ public final class DurableLog implements AutoCloseable {
         try (var in = Files.newInputStream(meta)) {
             properties.load(in);
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw new UncheckedIOException("cannot read " + meta, e);
         }
-        return Integer.parseInt(properties.getProperty("partitions"));
+        String value = properties.getProperty("partitions");
+        try {
+            int partitions = Integer.parseInt(value == null ? "" : value.trim());
+            if (partitions >= 1 && partitions <= 10_000) {
+                return partitions;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalStateException(
+                "topic file "
+                        + meta
+                        + " is damaged: 'partitions' is "
+                        + (value == null ? "missing" : "'" + value + "'")
+                        + ", not a count within 1..10000; restore it (it held the line"
+                        + " partitions=<count> the topic was created with)");
     }
 
     /** The names of all topics. */

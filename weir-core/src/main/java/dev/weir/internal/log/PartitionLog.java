@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,28 +73,23 @@ public final class PartitionLog {
             throws IOException {
         Files.createDirectories(directory);
         PartitionLog log = new PartitionLog(topic, partition, directory, options);
-        List<Long> bases = new ArrayList<>();
-        try (Stream<Path> files = Files.list(directory)) {
-            files.map(p -> p.getFileName().toString())
-                    .filter(n -> n.endsWith(".log"))
-                    .forEach(n -> bases.add(Long.parseLong(n.substring(0, n.length() - 4))));
-        }
-        bases.sort(Long::compare);
+        PartitionFiles files = PartitionFiles.list(directory);
+        log.warnAboutStrangers(files);
+        List<Long> bases = new ArrayList<>(files.segmentBases());
         if (bases.isEmpty()) {
+            Segment.create(directory, 0).close();
             bases.add(0L);
         }
         for (int i = 0; i < bases.size(); i++) {
             boolean last = i == bases.size() - 1;
-            Segment segment = new Segment(directory, bases.get(i), last);
+            Segment segment = Segment.open(directory, bases.get(i), last);
             log.segments.put(segment.baseOffset, segment);
             if (last) {
                 if (!log.closedCleanly(segment)) {
                     log.recover(segment);
                 }
-            } else if (!segment.loadIndex()) {
-                log.scan(segment, false);
             } else {
-                segment.records = log.countRecords(segment);
+                log.loadSealed(segment, bases.get(i + 1));
             }
         }
         log.active = log.segments.lastEntry().getValue();
@@ -120,7 +114,7 @@ public final class PartitionLog {
             if (fields.length != 3
                     || Long.parseLong(fields[0]) != segment.baseOffset
                     || Long.parseLong(fields[1]) != segment.size
-                    || !segment.loadIndex()) {
+                    || segment.loadIndex(segment.size) != null) {
                 return false;
             }
             segment.records = Long.parseLong(fields[2]);
@@ -132,14 +126,75 @@ public final class PartitionLog {
         }
     }
 
-    /** Counts a sealed segment's records: the next segment's base tells. */
-    private long countRecords(Segment segment) {
-        Map.Entry<Long, Segment> next = segments.higherEntry(segment.baseOffset);
-        return next == null ? 0 : next.getKey() - segment.baseOffset;
+    private void warnAboutStrangers(PartitionFiles files) {
+        if (!files.strangers().isEmpty()) {
+            LOG.warn(
+                    "log {}-{}: ignoring {} in {}: not files Weir writes (Weir never reads or"
+                            + " deletes them; move them elsewhere to silence this)",
+                    topic,
+                    partition,
+                    files.strangers(),
+                    directory);
+        }
+    }
+
+    /**
+     * Loads a sealed segment's index (rebuilding it from the segment if it is missing or fails its
+     * checks) and walks the segment's framing from the last index entry: whole records with
+     * consecutive offsets, ending exactly where the next segment begins (a truncated or extended
+     * segment is corruption found on open; a damaged payload is found by the reader's CRC check).
+     */
+    private void loadSealed(Segment segment, long nextBase) throws IOException {
+        String problem = segment.loadIndex(segment.size);
+        if (problem != null) {
+            if (!problem.equals("missing")) {
+                LOG.warn(
+                        "log {}-{}: the offset index {} is not usable ({}); rebuilding it from"
+                                + " {}",
+                        topic,
+                        partition,
+                        segment.indexFile,
+                        problem,
+                        segment.file.getFileName());
+            }
+            segment.clearIndex();
+        }
+        long[] from = segment.floorPosition(segment.size);
+        segment.truncateIndexAt(from[1] + 1);
+        long end = walkToEnd(segment, from[0], from[1]);
+        if (end != nextBase) {
+            throw new LogCorruptedException(
+                    topic,
+                    partition,
+                    Math.min(end, nextBase),
+                    segment.file.toString(),
+                    end < nextBase
+                            ? "the segment ends at offset "
+                                    + end
+                                    + " but the next segment starts at "
+                                    + nextBase
+                                    + ": records "
+                                    + end
+                                    + ".."
+                                    + (nextBase - 1)
+                                    + " are missing"
+                            : "the segment runs to offset "
+                                    + (end - 1)
+                                    + " but the next segment starts at "
+                                    + nextBase);
+        }
+        segment.records = nextBase - segment.baseOffset;
+        if (problem != null) {
+            segment.saveIndex();
+        }
     }
 
     private void recover(Segment segment) throws IOException {
-        long validBytes = scan(segment, true);
+        SegmentScan scan =
+                new SegmentScan(segment, segment.baseOffset, 0, options.indexIntervalBytes());
+        scan.advance(segment.size);
+        segment.records = scan.offset - segment.baseOffset;
+        long validBytes = scan.position;
         if (validBytes < segment.size) {
             LOG.warn(
                     "log {}-{}: cut {} bytes of a torn write at the end of {}",
@@ -157,89 +212,19 @@ public final class PartitionLog {
     }
 
     /**
-     * Reads every record of {@code segment}, rebuilding its index and count; returns the length of
-     * the valid prefix. With {@code tolerateTail}, an invalid record ends the scan (a torn tail);
-     * otherwise it is corruption.
+     * Walks the framing of {@code segment} (lengths and offsets, not checksums: readers check
+     * those) from the record {@code offset} at byte {@code position} to its end, indexing it;
+     * returns the offset after its last record. A broken chain is corruption.
      */
-    private long scan(Segment segment, boolean tolerateTail) throws IOException {
-        long position = 0;
-        long offset = segment.baseOffset;
-        ScanWindow window = new ScanWindow(segment);
-        CRC32C crc = new CRC32C();
-        while (position + HEADER_BYTES <= segment.size) {
-            int at = window.at(position, HEADER_BYTES);
-            ByteBuffer bytes = window.buffer;
-            int length = bytes.getInt(at);
-            int storedCrc = bytes.getInt(at + 4);
-            long storedOffset = bytes.getLong(at + 8);
-            String problem = null;
-            if (length < 0 || position + HEADER_BYTES + length > segment.size) {
-                problem = "record length " + length + " runs past the end of the segment";
-            } else if (storedOffset != offset) {
-                problem = "record says offset " + storedOffset;
-            } else {
-                at = window.at(position, HEADER_BYTES + length);
-                crc.reset();
-                crc.update(window.buffer.array(), at + 8, HEADER_BYTES - 8 + length);
-                if ((int) crc.getValue() != storedCrc) {
-                    problem = "CRC32C mismatch";
-                }
-            }
-            if (problem != null) {
-                if (tolerateTail) {
-                    break;
-                }
-                throw new LogCorruptedException(
-                        topic, partition, offset, segment.file.toString(), problem);
-            }
-            segment.maybeIndex(offset, position, options.indexIntervalBytes());
-            position += HEADER_BYTES + length;
-            offset++;
+    private long walkToEnd(Segment segment, long offset, long position) throws IOException {
+        SegmentScan scan = new SegmentScan(segment, offset, position, options.indexIntervalBytes());
+        scan.checksums = false;
+        scan.advance(segment.size);
+        if (scan.problem != null) {
+            throw new LogCorruptedException(
+                    topic, partition, scan.offset, segment.file.toString(), scan.problem);
         }
-        segment.records = offset - segment.baseOffset;
-        return position;
-    }
-
-    /** A segment read through a 1 MiB heap window: one read per window, not two per record. */
-    private static final class ScanWindow {
-        private final Segment segment;
-        ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
-        private long start;
-
-        ScanWindow(Segment segment) {
-            this.segment = segment;
-            buffer.limit(0);
-        }
-
-        /**
-         * Makes {@code bytes} bytes from {@code position} (all inside the segment) available;
-         * returns their index in {@link #buffer}.
-         */
-        int at(long position, int bytes) throws IOException {
-            long relative = position - start;
-            if (relative >= 0 && relative + bytes <= buffer.limit()) {
-                return (int) relative;
-            }
-            if (buffer.capacity() < bytes) {
-                buffer = ByteBuffer.allocate(bytes);
-            }
-            buffer.clear();
-            buffer.limit((int) Math.min(buffer.capacity(), segment.size - position));
-            readFully(segment, buffer, position);
-            buffer.flip();
-            start = position;
-            return 0;
-        }
-    }
-
-    private static void readFully(Segment segment, ByteBuffer buffer, long position)
-            throws IOException {
-        while (buffer.hasRemaining()) {
-            int read = segment.channel.read(buffer, position + buffer.position());
-            if (read < 0) {
-                throw new IOException("unexpected end of " + segment.file);
-            }
-        }
+        return scan.offset;
     }
 
     /** Offset the next append gets; records below it are readable. */
@@ -383,7 +368,7 @@ public final class PartitionLog {
             PowerCut.synced(active.file, active.size);
         }
         active.saveIndex();
-        Segment next = new Segment(directory, nextOffset, true);
+        Segment next = Segment.create(directory, nextOffset);
         segments.put(next.baseOffset, next);
         active = next;
         StateFiles.fsyncDirectory(directory);
