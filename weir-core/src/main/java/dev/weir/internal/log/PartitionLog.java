@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
 public final class PartitionLog {
     static final int HEADER_BYTES = 25;
 
+    /** The largest batch one append takes: segment positions are ints. */
+    static final int MAX_BATCH_BYTES = Integer.MAX_VALUE - 8;
+
     /** Written by a clean close: {@code <base offset> <length> <records>} of the last segment. */
     static final String CLEAN_MARKER = "clean-close";
 
@@ -51,6 +54,9 @@ public final class PartitionLog {
     private volatile long endOffset;
     private long lastForceNanos = System.nanoTime();
     private ByteBuffer scratch = ByteBuffer.allocate(64 * 1024);
+
+    /** Why appends are refused (a failed append could not be undone), or null. */
+    private String unusable;
 
     /**
      * The last segment (base offset, length) as its clean-close marker described it when trusted on
@@ -253,9 +259,18 @@ public final class PartitionLog {
      */
     private long appendFramed(List<byte[]> payloads, long transaction, boolean transactional)
             throws IOException {
+        checkAppendable();
         long total = 0;
         for (byte[] payload : payloads) {
             total += HEADER_BYTES + payload.length;
+        }
+        if (total > MAX_BATCH_BYTES) {
+            throw new IllegalArgumentException(
+                    "a batch of "
+                            + total
+                            + " bytes does not fit a segment (at most "
+                            + MAX_BATCH_BYTES
+                            + "); append it in smaller batches");
         }
         if (active.size > 0 && active.size + total > options.segmentBytes()) {
             roll();
@@ -265,24 +280,26 @@ public final class PartitionLog {
                     ByteBuffer.allocate(
                             (int)
                                     Math.min(
-                                            Integer.MAX_VALUE - 8,
+                                            MAX_BATCH_BYTES,
                                             Math.max(total, scratch.capacity() * 2L)));
         }
         ByteBuffer buffer = scratch;
         buffer.clear();
-        long first = nextOffset;
-        long position = active.size;
+        long before = active.size;
+        int indexBefore = active.indexEntries();
+        long offset = nextOffset;
+        long position = before;
         CRC32C crc = new CRC32C();
         int last = payloads.size() - 1;
         for (int i = 0; i <= last; i++) {
             byte[] payload = payloads.get(i);
             byte attributes =
                     !transactional ? DATA : i == 0 ? TXN_BEGIN : i == last ? TXN_COMMIT : TXN_DATA;
-            active.maybeIndex(nextOffset, position, options.indexIntervalBytes());
+            active.maybeIndex(offset, position, options.indexIntervalBytes());
             int start = buffer.position();
             buffer.putInt(payload.length)
                     .putInt(0)
-                    .putLong(nextOffset)
+                    .putLong(offset)
                     .put(attributes)
                     .putLong(transaction)
                     .put(payload);
@@ -290,31 +307,82 @@ public final class PartitionLog {
             crc.update(buffer.array(), start + 8, HEADER_BYTES - 8 + payload.length);
             buffer.putInt(start + 4, (int) crc.getValue());
             position += HEADER_BYTES + payload.length;
-            nextOffset++;
+            offset++;
         }
         buffer.flip();
-        long writeAt = active.size;
-        long before = writeAt;
-        while (buffer.hasRemaining()) {
-            writeAt += active.channel.write(buffer, writeAt);
+        try {
+            long writeAt = before;
+            while (buffer.hasRemaining()) {
+                writeAt += LogWriteFaults.write(active.channel, buffer, writeAt, active.file);
+            }
+            if (PowerCut.ON) {
+                PowerCut.wrote(active.file, before, writeAt);
+            }
+            force(position);
+        } catch (IOException | RuntimeException e) {
+            undoAppend(before, indexBefore, e);
+            throw new IOException(
+                    "append of "
+                            + payloads.size()
+                            + " record(s) to log "
+                            + topic
+                            + "-"
+                            + partition
+                            + " failed; nothing of it was kept and the next append gets offset "
+                            + nextOffset
+                            + " again",
+                    e);
         }
-        if (PowerCut.ON) {
-            PowerCut.wrote(active.file, before, writeAt);
-        }
-        active.records += payloads.size();
+        long first = nextOffset;
         active.size = position;
-        force();
-        endOffset = nextOffset;
+        active.records += payloads.size();
+        nextOffset = offset;
+        endOffset = offset;
         return first;
     }
 
-    private void force() throws IOException {
+    /**
+     * Puts the active segment back as it was before a failed append: its index entries, its length,
+     * and the file cut back to that length (torn bytes removed), so the next append reuses the
+     * offsets. If the cut fails, appends are refused until the log is reopened (whose recovery cuts
+     * the torn bytes: they are after the recovery point).
+     */
+    private void undoAppend(long before, int indexBefore, Exception failure) {
+        active.truncateIndex(indexBefore);
+        try {
+            active.channel.truncate(before);
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+            unusable =
+                    "a failed append's torn bytes could not be cut from "
+                            + active.file
+                            + " ("
+                            + e
+                            + ")";
+        }
+    }
+
+    private void checkAppendable() {
+        if (unusable != null) {
+            throw new IllegalStateException(
+                    "log "
+                            + topic
+                            + "-"
+                            + partition
+                            + " takes no more appends: "
+                            + unusable
+                            + "; close and reopen the log (its recovery removes them)");
+        }
+    }
+
+    /** Forces the active segment, {@code size} bytes long, if the fsync policy says so now. */
+    private void force(long size) throws IOException {
         switch (options.fsync()) {
-            case EVERY_BATCH -> forceActive();
+            case EVERY_BATCH -> forceActive(size);
             case INTERVAL -> {
                 long now = System.nanoTime();
                 if (now - lastForceNanos >= options.fsyncInterval().toNanos()) {
-                    forceActive();
+                    forceActive(size);
                     lastForceNanos = now;
                 }
             }
@@ -322,10 +390,10 @@ public final class PartitionLog {
         }
     }
 
-    private void forceActive() throws IOException {
-        active.channel.force(false);
+    private void forceActive(long size) throws IOException {
+        LogWriteFaults.force(active.channel, active.file);
         if (PowerCut.ON) {
-            PowerCut.synced(active.file, active.size);
+            PowerCut.synced(active.file, size);
         }
     }
 
@@ -359,19 +427,29 @@ public final class PartitionLog {
 
     /** Forces everything appended so far to disk. */
     public synchronized void flush() throws IOException {
-        forceActive();
+        forceActive(active.size);
     }
 
+    /**
+     * Seals the active segment (forced, index saved) and starts the next; if creating the new file
+     * fails, the partition is as before and the append that asked fails.
+     */
     private void roll() throws IOException {
-        active.channel.force(true);
-        if (PowerCut.ON) {
-            PowerCut.synced(active.file, active.size);
-        }
+        forceActive(active.size);
         active.saveIndex();
         Segment next = Segment.create(directory, nextOffset);
+        try {
+            StateFiles.fsyncDirectory(directory);
+        } catch (IOException | RuntimeException e) {
+            try {
+                next.delete();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
         segments.put(next.baseOffset, next);
         active = next;
-        StateFiles.fsyncDirectory(directory);
         applyRetention();
     }
 
