@@ -6,9 +6,10 @@ import dev.weir.internal.checkpoint.StateFiles;
 import dev.weir.internal.io.PowerCut;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,10 +29,22 @@ import org.slf4j.LoggerFactory;
  *
  * Appends are serialised by this object's monitor; readers run concurrently and see only records
  * below {@link #endOffset()}, which is published after the bytes are written (and forced, under
- * {@code EVERY_BATCH}). On open, the last segment is scanned and cut at the first torn or invalid
- * record: only a crash can leave one there, and what follows it was never acknowledged. After a
- * clean close (a marker names the last segment's length) the scan is skipped; every read still
- * checks each record's CRC32C.
+ * {@code EVERY_BATCH}). After every force the {@link RecoveryPoint} records how far the partition
+ * is on disk.
+ *
+ * <p>Open recovers the last segment by these rules (docs/design/004-durable-log.md):
+ *
+ * <ol>
+ *   <li>Every record before the recovery point was forced: if one is invalid, or the segment is
+ *       shorter than the point, that is corruption ({@link LogCorruptedException} naming topic,
+ *       partition, offset and file), never a torn tail.
+ *   <li>After the point, the first invalid record starts a torn tail, which is cut with a WARN;
+ *       unless a valid record follows it somewhere, which a torn write cannot leave: corruption.
+ * </ol>
+ *
+ * The walk starts at the last offset-index entry before the point, so after a clean close (index
+ * saved, point at the end) opening reads at most one index interval; every read checks each
+ * record's CRC32C, so damage the walk skipped is still found, never returned.
  */
 public final class PartitionLog {
     static final int HEADER_BYTES = 25;
@@ -39,8 +52,8 @@ public final class PartitionLog {
     /** The largest batch one append takes: segment positions are ints. */
     static final int MAX_BATCH_BYTES = Integer.MAX_VALUE - 8;
 
-    /** Written by a clean close: {@code <base offset> <length> <records>} of the last segment. */
-    static final String CLEAN_MARKER = "clean-close";
+    /** The longest a rewritten recovery point waits before it is forced itself. */
+    private static final long RECOVERY_POINT_FORCE_INTERVAL_NANOS = 1_000_000_000L;
 
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
@@ -58,14 +71,24 @@ public final class PartitionLog {
     /** Why appends are refused (a failed append could not be undone), or null. */
     private String unusable;
 
-    /**
-     * The last segment (base offset, length) as its clean-close marker described it when trusted on
-     * open, or -1: a close that finds that same segment at that same length (a reader's open and
-     * close) writes nothing.
-     */
-    private long markedBase = -1;
+    /** The recovery point file, open for the partition's life. */
+    private FileChannel recoveryFile;
 
-    private long markedSize = -1;
+    private final ByteBuffer recoveryBuffer = ByteBuffer.allocate(RecoveryPoint.BYTES);
+
+    /** The point last written to {@link #recoveryFile}. */
+    private RecoveryPoint recoveryPoint;
+
+    /** True if {@link #recoveryPoint} was written but the file not forced since. */
+    private boolean recoveryPointUnforced;
+
+    private long recoveryPointForcedNanos = System.nanoTime();
+
+    /**
+     * True once anything was appended, cut or rebuilt since open; a close with nothing changed (a
+     * reader's open and close) writes nothing.
+     */
+    private boolean changed;
 
     private PartitionLog(String topic, int partition, Path directory, LogOptions options) {
         this.topic = topic;
@@ -79,57 +102,230 @@ public final class PartitionLog {
             throws IOException {
         Files.createDirectories(directory);
         PartitionLog log = new PartitionLog(topic, partition, directory, options);
-        PartitionFiles files = PartitionFiles.list(directory);
-        log.warnAboutStrangers(files);
-        List<Long> bases = new ArrayList<>(files.segmentBases());
-        if (bases.isEmpty()) {
-            Segment.create(directory, 0).close();
-            bases.add(0L);
+        try {
+            log.recover();
+        } catch (IOException | RuntimeException e) {
+            log.closeFiles();
+            throw e;
         }
-        for (int i = 0; i < bases.size(); i++) {
-            boolean last = i == bases.size() - 1;
-            Segment segment = Segment.open(directory, bases.get(i), last);
-            log.segments.put(segment.baseOffset, segment);
-            if (last) {
-                if (!log.closedCleanly(segment)) {
-                    log.recover(segment);
-                }
-            } else {
-                log.loadSealed(segment, bases.get(i + 1));
-            }
-        }
-        log.active = log.segments.lastEntry().getValue();
-        log.nextOffset = log.active.baseOffset + log.active.records;
-        log.endOffset = log.nextOffset;
         return log;
     }
 
-    /**
-     * True if the last close left {@code segment} (the last one) exactly as it is now: its marker
-     * names this segment and its current length, so everything in it was forced before the marker
-     * was written and nothing was appended since; its index and count are then loaded instead of
-     * rebuilt by a scan. Any append since, torn or not, changed the length, and the scan runs.
-     */
-    private boolean closedCleanly(Segment segment) throws IOException {
-        Path marker = directory.resolve(CLEAN_MARKER);
-        if (!Files.exists(marker)) {
-            return false;
+    private void recover() throws IOException {
+        PartitionFiles files = PartitionFiles.list(directory);
+        warnAboutStrangers(files);
+        for (Path legacy : files.legacy()) {
+            Files.deleteIfExists(legacy);
         }
-        String[] fields = Files.readString(marker, StandardCharsets.UTF_8).trim().split(" ");
-        try {
-            if (fields.length != 3
-                    || Long.parseLong(fields[0]) != segment.baseOffset
-                    || Long.parseLong(fields[1]) != segment.size
-                    || segment.loadIndex(segment.size) != null) {
-                return false;
+        for (long base : files.indexBases()) {
+            if (!files.segmentBases().contains(base)) {
+                Files.deleteIfExists(Segment.indexFileOf(directory, base)); // its segment is gone
             }
-            segment.records = Long.parseLong(fields[2]);
-            markedBase = segment.baseOffset;
-            markedSize = segment.size;
-            return true;
-        } catch (NumberFormatException e) {
-            return false;
         }
+        RecoveryPoint point = readRecoveryPoint();
+        List<Long> bases = new ArrayList<>(files.segmentBases());
+        if (bases.isEmpty()) {
+            if (point != null && point.nextOffset() > 0) {
+                throw new LogCorruptedException(
+                        topic,
+                        partition,
+                        0,
+                        directory.toString(),
+                        "the directory holds no segment file, but its recovery point says records"
+                                + " up to offset "
+                                + (point.nextOffset() - 1)
+                                + " were forced to disk");
+            }
+            Segment.create(directory, 0).close();
+            StateFiles.fsyncDirectory(directory);
+            bases.add(0L);
+        }
+        long lastBase = bases.get(bases.size() - 1);
+        if (point != null && point.segmentBase() > lastBase) {
+            throw new LogCorruptedException(
+                    topic,
+                    partition,
+                    point.segmentBase(),
+                    Segment.fileOf(directory, point.segmentBase()).toString(),
+                    "the segment is missing, but the recovery point says "
+                            + point.position()
+                            + " bytes of it (records up to offset "
+                            + (point.nextOffset() - 1)
+                            + ") were forced to disk");
+        }
+        for (int i = 0; i < bases.size() - 1; i++) {
+            Segment segment = Segment.open(directory, bases.get(i), false);
+            segments.put(segment.baseOffset, segment);
+            loadSealed(segment, bases.get(i + 1));
+        }
+        active = Segment.open(directory, lastBase, true);
+        segments.put(lastBase, active);
+        recoverLast(point != null && point.segmentBase() == lastBase ? point : null);
+        nextOffset = active.baseOffset + active.records;
+        endOffset = nextOffset;
+        recoveryFile =
+                FileChannel.open(
+                        directory.resolve(RecoveryPoint.FILE_NAME),
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.READ,
+                        StandardOpenOption.WRITE);
+        recoveryPoint = point;
+        if (!new RecoveryPoint(lastBase, active.size, nextOffset).equals(point)) {
+            // records kept after the old point become durable now, and the point moves past them
+            LogWriteFaults.force(active.channel, active.file);
+            if (PowerCut.ON) {
+                PowerCut.synced(active.file, active.size);
+            }
+            noteRecoveryPoint(active.size, nextOffset, true);
+        }
+    }
+
+    /** The recovery point on disk, or null if there is none or it is damaged (with a WARN). */
+    private RecoveryPoint readRecoveryPoint() throws IOException {
+        RecoveryPoint.Read read = RecoveryPoint.read(directory);
+        if (read instanceof RecoveryPoint.Found found) {
+            return found.point();
+        }
+        if (read instanceof RecoveryPoint.Damaged damaged) {
+            LOG.warn(
+                    "log {}-{}: the recovery point {} is not usable ({}); recovering without it:"
+                            + " an invalid record in the last segment is then a torn tail only if"
+                            + " no valid record follows it",
+                    topic,
+                    partition,
+                    directory.resolve(RecoveryPoint.FILE_NAME),
+                    damaged.problem());
+        }
+        return null;
+    }
+
+    /**
+     * Recovers the active (last) segment by the rules in the class comment; {@code point} is the
+     * recovery point if it lies in this segment, else null (everything in it is after the point).
+     */
+    private void recoverLast(RecoveryPoint point) throws IOException {
+        Segment segment = active;
+        String indexProblem = segment.loadIndex(segment.size);
+        if (indexProblem != null) {
+            if (!indexProblem.equals("missing")) {
+                warnRebuildingIndex(segment, indexProblem);
+                changed = true;
+            }
+            segment.clearIndex();
+        }
+        long durable = point == null ? 0 : point.position();
+        if (indexProblem == null) {
+            durable = Math.max(durable, segment.indexCovered()); // saved after a force
+        }
+        long[] from = segment.floorPosition(durable + 1);
+        segment.truncateIndexAt(from[1] + 1);
+        SegmentScan scan = new SegmentScan(segment, from[0], from[1], options.indexIntervalBytes());
+        if (segment.size < durable) {
+            scan.checksums = false;
+            scan.advance(segment.size);
+            throw corrupt(
+                    segment,
+                    scan.offset,
+                    "the segment is "
+                            + segment.size
+                            + " bytes but "
+                            + durable
+                            + " bytes of it were forced to disk (its recovery point): the records"
+                            + " from offset "
+                            + scan.offset
+                            + " on are missing");
+        }
+        scan.advance(durable);
+        if (scan.problem != null) {
+            throw corrupt(
+                    segment,
+                    scan.offset,
+                    scan.problem
+                            + ", before the recovery point (byte "
+                            + durable
+                            + "): this record was forced to disk, so it is damage, not a torn"
+                            + " write");
+        }
+        if (point != null && durable == point.position() && scan.offset != point.nextOffset()) {
+            throw corrupt(
+                    segment,
+                    scan.offset,
+                    "the recovery point says offset "
+                            + point.nextOffset()
+                            + " starts at byte "
+                            + durable
+                            + ", but the records before it end with offset "
+                            + (scan.offset - 1));
+        }
+        scan.advance(segment.size);
+        if (scan.problem != null) {
+            cutTornTail(segment, scan);
+        }
+        segment.records = scan.offset - segment.baseOffset;
+        if (segment.size > 0 && (indexProblem != null || segment.indexCovered() < segment.size)) {
+            changed = true; // the index on disk misses a part: save it at close
+        }
+    }
+
+    /**
+     * The record at {@code scan}'s position, after the recovery point, is invalid: cut the segment
+     * there (a torn write), unless a valid record follows, which no torn write leaves.
+     */
+    private void cutTornTail(Segment segment, SegmentScan scan) throws IOException {
+        long[] later = scan.findValidRecordAfter(segment.size);
+        if (later != null) {
+            throw corrupt(
+                    segment,
+                    scan.offset,
+                    scan.problem
+                            + " at byte "
+                            + scan.position
+                            + ", but a valid record follows (offset "
+                            + later[0]
+                            + " at byte "
+                            + later[1]
+                            + "), so this is damage, not a torn write. If the records from offset "
+                            + scan.offset
+                            + " on were never acknowledged as durable (a power cut under fsync"
+                            + " policy NEVER or INTERVAL), cut them: truncate "
+                            + segment.file
+                            + " to "
+                            + scan.position
+                            + " bytes");
+        }
+        LOG.warn(
+                "log {}-{}: cut {} bytes of a torn write at the end of {} (from offset {}: {};"
+                        + " they were written after the last force, so never acknowledged as"
+                        + " durable)",
+                topic,
+                partition,
+                segment.size - scan.position,
+                segment.file,
+                scan.offset,
+                scan.problem);
+        segment.channel.truncate(scan.position);
+        segment.channel.force(true);
+        segment.size = scan.position;
+        segment.truncateIndexAt(scan.position);
+        changed = true;
+        if (PowerCut.ON) {
+            PowerCut.synced(segment.file, scan.position);
+        }
+    }
+
+    private LogCorruptedException corrupt(Segment segment, long offset, String problem) {
+        return new LogCorruptedException(
+                topic, partition, offset, segment.file.toString(), problem);
+    }
+
+    private void warnRebuildingIndex(Segment segment, String problem) {
+        LOG.warn(
+                "log {}-{}: the offset index {} is not usable ({}); rebuilding it from {}",
+                topic,
+                partition,
+                segment.indexFile,
+                problem,
+                segment.file.getFileName());
     }
 
     private void warnAboutStrangers(PartitionFiles files) {
@@ -154,14 +350,7 @@ public final class PartitionLog {
         String problem = segment.loadIndex(segment.size);
         if (problem != null) {
             if (!problem.equals("missing")) {
-                LOG.warn(
-                        "log {}-{}: the offset index {} is not usable ({}); rebuilding it from"
-                                + " {}",
-                        topic,
-                        partition,
-                        segment.indexFile,
-                        problem,
-                        segment.file.getFileName());
+                warnRebuildingIndex(segment, problem);
             }
             segment.clearIndex();
         }
@@ -192,28 +381,6 @@ public final class PartitionLog {
         segment.records = nextBase - segment.baseOffset;
         if (problem != null) {
             segment.saveIndex();
-        }
-    }
-
-    private void recover(Segment segment) throws IOException {
-        SegmentScan scan =
-                new SegmentScan(segment, segment.baseOffset, 0, options.indexIntervalBytes());
-        scan.advance(segment.size);
-        segment.records = scan.offset - segment.baseOffset;
-        long validBytes = scan.position;
-        if (validBytes < segment.size) {
-            LOG.warn(
-                    "log {}-{}: cut {} bytes of a torn write at the end of {}",
-                    topic,
-                    partition,
-                    segment.size - validBytes,
-                    segment.file.getFileName());
-            segment.channel.truncate(validBytes);
-            segment.channel.force(true);
-            segment.size = validBytes;
-            if (PowerCut.ON) {
-                PowerCut.synced(segment.file, validBytes);
-            }
         }
     }
 
@@ -318,7 +485,7 @@ public final class PartitionLog {
             if (PowerCut.ON) {
                 PowerCut.wrote(active.file, before, writeAt);
             }
-            force(position);
+            force(position, offset);
         } catch (IOException | RuntimeException e) {
             undoAppend(before, indexBefore, e);
             throw new IOException(
@@ -337,6 +504,7 @@ public final class PartitionLog {
         active.size = position;
         active.records += payloads.size();
         nextOffset = offset;
+        changed = true;
         endOffset = offset;
         return first;
     }
@@ -375,14 +543,17 @@ public final class PartitionLog {
         }
     }
 
-    /** Forces the active segment, {@code size} bytes long, if the fsync policy says so now. */
-    private void force(long size) throws IOException {
+    /**
+     * Forces the active segment, {@code size} bytes long with records up to {@code next}, if the
+     * fsync policy says so now.
+     */
+    private void force(long size, long next) throws IOException {
         switch (options.fsync()) {
-            case EVERY_BATCH -> forceActive(size);
+            case EVERY_BATCH -> forceActive(size, next);
             case INTERVAL -> {
                 long now = System.nanoTime();
                 if (now - lastForceNanos >= options.fsyncInterval().toNanos()) {
-                    forceActive(size);
+                    forceActive(size, next);
                     lastForceNanos = now;
                 }
             }
@@ -390,10 +561,50 @@ public final class PartitionLog {
         }
     }
 
-    private void forceActive(long size) throws IOException {
+    /**
+     * Forces the active segment's first {@code size} bytes (records before {@code next}) to disk,
+     * then moves the recovery point there.
+     */
+    private void forceActive(long size, long next) throws IOException {
         LogWriteFaults.force(active.channel, active.file);
         if (PowerCut.ON) {
             PowerCut.synced(active.file, size);
+        }
+        noteRecoveryPoint(size, next, false);
+    }
+
+    /**
+     * Rewrites the recovery point as {@code size} bytes of the active segment, records before
+     * {@code next} (already forced); forces the file too if {@code forceNow} or if it waited a
+     * second. A failure only costs recovery precision, never data: it is logged, not thrown, since
+     * the append it follows is durable.
+     */
+    private void noteRecoveryPoint(long size, long next, boolean forceNow) {
+        RecoveryPoint point = new RecoveryPoint(active.baseOffset, size, next);
+        try {
+            if (!point.equals(recoveryPoint)) {
+                recoveryPoint = null; // unknown on disk until the write returns
+                point.writeTo(recoveryFile, recoveryBuffer);
+                recoveryPoint = point;
+                recoveryPointUnforced = true;
+            }
+            long now = System.nanoTime();
+            if (recoveryPointUnforced
+                    && (forceNow
+                            || now - recoveryPointForcedNanos
+                                    >= RECOVERY_POINT_FORCE_INTERVAL_NANOS)) {
+                recoveryFile.force(false);
+                recoveryPointUnforced = false;
+                recoveryPointForcedNanos = now;
+            }
+        } catch (IOException e) {
+            LOG.warn(
+                    "log {}-{}: could not update the recovery point {} ({}); the data is on disk,"
+                            + " but a recovery before the next update checks less of it",
+                    topic,
+                    partition,
+                    directory.resolve(RecoveryPoint.FILE_NAME),
+                    e.toString());
         }
     }
 
@@ -427,7 +638,8 @@ public final class PartitionLog {
 
     /** Forces everything appended so far to disk. */
     public synchronized void flush() throws IOException {
-        forceActive(active.size);
+        checkAppendable();
+        forceActive(active.size, nextOffset);
     }
 
     /**
@@ -435,7 +647,7 @@ public final class PartitionLog {
      * fails, the partition is as before and the append that asked fails.
      */
     private void roll() throws IOException {
-        forceActive(active.size);
+        forceActive(active.size, nextOffset);
         active.saveIndex();
         Segment next = Segment.create(directory, nextOffset);
         try {
@@ -450,6 +662,7 @@ public final class PartitionLog {
         }
         segments.put(next.baseOffset, next);
         active = next;
+        noteRecoveryPoint(0, nextOffset, true);
         applyRetention();
     }
 
@@ -487,36 +700,45 @@ public final class PartitionLog {
     }
 
     /**
-     * Closes the files. If the active segment holds exactly the records appended (no torn write
-     * past them), it is forced and a marker records its length and count, with its index saved, so
-     * the next open need not scan it (see {@link #closedCleanly}); unless the marker it opened with
-     * still says exactly that.
+     * Closes the files. If anything changed since open and the active segment holds exactly the
+     * records appended (no torn write past them), it is forced, its index saved and the recovery
+     * point moved to its end and forced, so the next open walks at most one index interval.
      */
     synchronized void close() throws IOException {
         try {
-            boolean unchanged = active.baseOffset == markedBase && active.size == markedSize;
-            if (!unchanged && active.channel.size() == active.size) {
-                active.channel.force(true);
-                if (PowerCut.ON) {
-                    PowerCut.synced(active.file, active.size);
-                }
+            if (changed && unusable == null && active.channel.size() == active.size) {
+                forceActive(active.size, nextOffset);
                 active.saveIndex();
-                StateFiles.writeAtomically(
-                        directory.resolve(CLEAN_MARKER),
-                        (active.baseOffset + " " + active.size + " " + active.records)
-                                .getBytes(StandardCharsets.UTF_8));
+                noteRecoveryPoint(active.size, nextOffset, true);
+            } else if (recoveryPointUnforced) {
+                recoveryFile.force(false);
             }
         } catch (IOException e) {
             LOG.warn(
-                    "log {}-{}: could not mark a clean close ({}); the next open scans the last"
-                            + " segment",
+                    "log {}-{}: could not save the index and recovery point at close ({}); the"
+                            + " next open walks more of the last segment",
                     topic,
                     partition,
                     e.toString());
         } finally {
-            for (Segment segment : segments.values()) {
+            closeFiles();
+        }
+    }
+
+    private void closeFiles() throws IOException {
+        IOException failure = null;
+        for (Segment segment : segments.values()) {
+            try {
                 segment.close();
+            } catch (IOException e) {
+                failure = e;
             }
+        }
+        if (recoveryFile != null) {
+            recoveryFile.close();
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 }

@@ -41,6 +41,9 @@ final class Segment {
     private int indexEntries;
     private long lastIndexedPosition = -1;
 
+    /** The segment length the loaded index file described (forced before it was saved). */
+    private long indexCovered;
+
     private Segment(Path directory, long baseOffset, FileChannel channel) throws IOException {
         this.baseOffset = baseOffset;
         this.file = fileOf(directory, baseOffset);
@@ -232,8 +235,17 @@ final class Segment {
         indexOffsets = offsets;
         indexPositions = positions;
         indexEntries = entries;
+        indexCovered = covered;
         lastIndexedPosition = entries == 0 ? -1 : positions[entries - 1];
         return null;
+    }
+
+    /**
+     * The length the loaded index file described, 0 if none was loaded: that much of the segment
+     * was forced before the index was saved.
+     */
+    long indexCovered() {
+        return indexCovered;
     }
 
     /** Forgets every index entry (before a rebuild). */

@@ -83,6 +83,37 @@ final class SegmentScan {
     }
 
     /**
+     * Looks for a valid record starting anywhere after the invalid one at {@link #position}, before
+     * {@code limit}: a plausible header (length inside the limit, an offset above {@link #offset}
+     * that the remaining bytes could reach) whose CRC32C matches. Returns {@code [offset,
+     * position]} of the first found, or null. A torn write leaves none; byte damage inside the data
+     * does. Tries every byte position, so it costs a pass over the rest of the segment; it runs
+     * only when recovery met an invalid record.
+     */
+    long[] findValidRecordAfter(long limit) throws IOException {
+        for (long at = position + 1; at + PartitionLog.HEADER_BYTES <= limit; at++) {
+            int index = window(at, PartitionLog.HEADER_BYTES, limit);
+            int length = buffer.getInt(index);
+            long storedOffset = buffer.getLong(index + 8);
+            long reachable = offset + (limit - position) / PartitionLog.HEADER_BYTES;
+            if (length < 0
+                    || at + PartitionLog.HEADER_BYTES + length > limit
+                    || storedOffset <= offset
+                    || storedOffset > reachable) {
+                continue;
+            }
+            int storedCrc = buffer.getInt(index + 4);
+            index = window(at, PartitionLog.HEADER_BYTES + length, limit);
+            crc.reset();
+            crc.update(buffer.array(), index + 8, PartitionLog.HEADER_BYTES - 8 + length);
+            if ((int) crc.getValue() == storedCrc) {
+                return new long[] {storedOffset, at};
+            }
+        }
+        return null;
+    }
+
+    /**
      * Makes {@code bytes} bytes from {@code at} (all before {@code limit}) available; returns their
      * index in {@link #buffer}.
      */
