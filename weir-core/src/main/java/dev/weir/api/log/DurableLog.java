@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,9 +23,17 @@ import java.util.regex.Pattern;
  *
  * <p>Topics have a fixed number of partitions; each partition is an append-only sequence of segment
  * files whose records carry a CRC32C, with a sparse offset index. Appends are batched and forced to
- * disk as the {@link LogOptions.FsyncPolicy} says; after a crash the torn tail of a partition is
- * cut on open. Thread-safe. One process writes a log directory at a time; opening the same
- * directory twice in one JVM returns views on the same partitions.
+ * disk as the {@link LogOptions.FsyncPolicy} says, and after each force a per-partition recovery
+ * point records how far the partition is on disk; after a crash only what lies after it can be cut
+ * as a torn tail on open, and damage before it is a {@link LogCorruptedException}. Thread-safe.
+ *
+ * <p><b>One writing process per directory.</b> {@link #open} takes an exclusive OS lock on the
+ * directory ({@code .lock}, released by the OS if the process dies): a second process that opens it
+ * for writing is refused, naming the directory and the holder's PID. Opening the same directory
+ * several times in one JVM shares the lock and returns views on the same partitions. {@link
+ * #openReadOnly} takes no lock and writes nothing: it reads what the writer (in any process) made
+ * durable, following it as it appends — for {@code weir log tail}, or a job reading a topic another
+ * job writes.
  *
  * <pre>{@code
  * try (DurableLog log = DurableLog.open(dir, LogOptions.defaults())) {
@@ -42,23 +51,45 @@ public final class DurableLog implements AutoCloseable {
     private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}");
 
     private final Path directory;
+    private final Path root;
     private final LogOptions options;
+    private final boolean writable;
     private final Map<String, PartitionLog[]> topics = new HashMap<>();
     private boolean closed;
 
-    private DurableLog(Path directory, LogOptions options) {
+    private DurableLog(Path directory, Path root, LogOptions options, boolean writable) {
         this.directory = directory;
+        this.root = root;
         this.options = options;
+        this.writable = writable;
     }
 
-    /** Opens the log in {@code directory}, creating it if needed. */
+    /**
+     * Opens the log in {@code directory} for reading and writing, creating it if needed, and takes
+     * (or, within this JVM, shares) the directory's lock.
+     *
+     * @throws IllegalStateException if another process has the directory open for writing; the
+     *     message names the directory and that process's PID
+     */
     public static DurableLog open(Path directory, LogOptions options) {
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create log directory " + directory, e);
         }
-        return new DurableLog(directory, options);
+        Path root = PartitionLogs.canonical(directory);
+        PartitionLogs.lockForWriting(root);
+        return new DurableLog(directory, root, options, true);
+    }
+
+    /**
+     * Opens the log in {@code directory} for reading only: no lock, nothing written or repaired. A
+     * partition shows the records its writer made durable (those before its recovery point), and
+     * more as the writer appends; if this JVM writes the directory, its partitions are shared.
+     * {@link #createTopic}, {@link #append} and {@link #flush} are refused.
+     */
+    public static DurableLog openReadOnly(Path directory, LogOptions options) {
+        return new DurableLog(directory, PartitionLogs.canonical(directory), options, false);
     }
 
     public Path directory() {
@@ -71,6 +102,7 @@ public final class DurableLog implements AutoCloseable {
      */
     public synchronized void createTopic(String topic, int partitions) {
         checkTopicName(topic);
+        checkWritable("create topic '" + topic + "'");
         if (partitions < 1 || partitions > 10_000) {
             throw new IllegalArgumentException("partitions must be within 1..10000: " + partitions);
         }
@@ -144,8 +176,11 @@ public final class DurableLog implements AutoCloseable {
     public List<String> topics() {
         List<String> names = new ArrayList<>();
         try (var entries = Files.list(directory)) {
-            entries.filter(p -> Files.exists(p.resolve("topic.properties")))
+            entries.filter(p -> TOPIC.matcher(p.getFileName().toString()).matches())
+                    .filter(p -> Files.exists(p.resolve("topic.properties")))
                     .forEach(p -> names.add(p.getFileName().toString()));
+        } catch (NoSuchFileException e) {
+            return names; // a read-only view of a log nobody created yet
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -175,17 +210,16 @@ public final class DurableLog implements AutoCloseable {
         }
         if (logs[partition] == null) {
             logs[partition] =
-                    PartitionLogs.open(
-                            topic,
-                            partition,
-                            directory.resolve(topic).resolve(Integer.toString(partition)),
-                            options);
+                    writable
+                            ? PartitionLogs.openWritable(root, topic, partition, options)
+                            : PartitionLogs.openReadable(root, topic, partition, options);
         }
         return logs[partition];
     }
 
     /** Appends {@code records} to a partition as one batch; returns the first one's offset. */
     public long append(String topic, int partition, List<byte[]> records) {
+        checkWritable("append to '" + topic + "'");
         try {
             return partition(topic, partition).append(records);
         } catch (IOException e) {
@@ -195,7 +229,11 @@ public final class DurableLog implements AutoCloseable {
 
     /** The next offset of a partition (one past its last record). */
     public long endOffset(String topic, int partition) {
-        return partition(topic, partition).endOffset();
+        try {
+            return partition(topic, partition).refresh();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** The oldest offset still stored. */
@@ -223,6 +261,7 @@ public final class DurableLog implements AutoCloseable {
 
     /** Forces every open partition to disk. */
     public synchronized void flush() {
+        checkWritable("flush");
         for (PartitionLog[] logs : topics.values()) {
             for (PartitionLog log : logs) {
                 if (log != null) {
@@ -236,17 +275,39 @@ public final class DurableLog implements AutoCloseable {
         }
     }
 
+    /** Closes the partitions this handle opened and releases its use of the directory's lock. */
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
-        for (PartitionLog[] logs : topics.values()) {
-            for (PartitionLog log : logs) {
-                if (log != null) {
-                    PartitionLogs.close(log);
+        try {
+            for (PartitionLog[] logs : topics.values()) {
+                for (PartitionLog log : logs) {
+                    if (log != null) {
+                        PartitionLogs.close(log);
+                    }
                 }
             }
+            topics.clear();
+        } finally {
+            if (writable) {
+                PartitionLogs.unlockForWriting(root);
+            }
         }
-        topics.clear();
+    }
+
+    private void checkWritable(String what) {
+        if (!writable) {
+            throw new IllegalStateException(
+                    "cannot "
+                            + what
+                            + ": log "
+                            + directory
+                            + " was opened read-only; use DurableLog.open (one process at a"
+                            + " time may write a log directory)");
+        }
     }
 
     /**

@@ -106,6 +106,7 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
     }
 
     private final class Writer implements TransactionalWriter<T, Committable> {
+        private final DurableLog log;
         private final Path staging;
         private final int subtask;
         private final String owner;
@@ -120,20 +121,18 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
             Path logDir = Path.of(directory);
             this.subtask = context.subtaskIndex();
             this.owner = context.sinkName();
-            this.staging = Files.createDirectories(logDir.resolve(".staging").resolve(topic));
-            int count;
-            try (DurableLog log = DurableLog.open(logDir, LogOptions.defaults())) {
-                count = log.partitions(topic);
-            }
-            this.partitions = new PartitionLog[count];
-            this.touched = new boolean[count];
-            for (int p = 0; p < count; p++) {
-                partitions[p] =
-                        PartitionLogs.open(
-                                topic,
-                                p,
-                                logDir.resolve(topic).resolve(Integer.toString(p)),
-                                LogOptions.defaults());
+            this.log = DurableLog.open(logDir, LogOptions.defaults()); // holds the log's lock
+            try {
+                this.staging = Files.createDirectories(logDir.resolve(".staging").resolve(topic));
+                int count = log.partitions(topic);
+                this.partitions = new PartitionLog[count];
+                this.touched = new boolean[count];
+                for (int p = 0; p < count; p++) {
+                    partitions[p] = log.partition(topic, p);
+                }
+            } catch (IOException | RuntimeException e) {
+                log.close();
+                throw e;
             }
         }
 
@@ -268,11 +267,7 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
 
         @Override
         public void close() {
-            for (PartitionLog partition : partitions) {
-                if (partition != null) {
-                    PartitionLogs.close(partition);
-                }
-            }
+            log.close();
         }
     }
 }

@@ -61,6 +61,16 @@ public final class PartitionLog {
     final int partition;
     private final Path directory;
     private final LogOptions options;
+
+    /**
+     * False for a read-only view: it never writes, repairs or deletes anything, and shows only the
+     * records before the writer's recovery point, following it as it moves ({@link #refresh}).
+     */
+    final boolean writable;
+
+    /** A read-only view: the recovery point it last followed, or null. */
+    private RecoveryPoint followed;
+
     private final TreeMap<Long, Segment> segments = new TreeMap<>();
     private Segment active;
     private long nextOffset;
@@ -90,18 +100,23 @@ public final class PartitionLog {
      */
     private boolean changed;
 
-    private PartitionLog(String topic, int partition, Path directory, LogOptions options) {
+    private PartitionLog(
+            String topic, int partition, Path directory, LogOptions options, boolean writable) {
         this.topic = topic;
         this.partition = partition;
         this.directory = directory;
         this.options = options;
+        this.writable = writable;
     }
 
-    /** Opens (or creates) the partition in {@code directory}, recovering its tail. */
+    /**
+     * Opens (or creates) the partition in {@code directory} for writing, recovering its tail. The
+     * caller holds the log directory's lock: recovery cuts and rewrites files.
+     */
     static PartitionLog open(String topic, int partition, Path directory, LogOptions options)
             throws IOException {
         Files.createDirectories(directory);
-        PartitionLog log = new PartitionLog(topic, partition, directory, options);
+        PartitionLog log = new PartitionLog(topic, partition, directory, options, true);
         try {
             log.recover();
         } catch (IOException | RuntimeException e) {
@@ -109,6 +124,182 @@ public final class PartitionLog {
             throw e;
         }
         return log;
+    }
+
+    /**
+     * Opens a read-only view of the partition in {@code directory}, which another process (or
+     * nobody) may be writing: the records before its recovery point (or, for a partition an older
+     * Weir wrote, without one, its valid prefix). Writes nothing; a missing directory is an empty
+     * partition.
+     */
+    static PartitionLog openView(String topic, int partition, Path directory, LogOptions options)
+            throws IOException {
+        PartitionLog log = new PartitionLog(topic, partition, directory, options, false);
+        try {
+            log.openForReading();
+        } catch (IOException | RuntimeException e) {
+            log.closeFiles();
+            throw e;
+        }
+        return log;
+    }
+
+    private void openForReading() throws IOException {
+        RecoveryPoint point = readPointForView();
+        PartitionFiles files = PartitionFiles.list(directory);
+        warnAboutStrangers(files);
+        List<Long> bases = files.segmentBases();
+        if (bases.isEmpty()) {
+            return; // nothing written yet
+        }
+        long lastBase = bases.get(bases.size() - 1);
+        for (int i = 0; i < bases.size() - 1; i++) {
+            Segment segment = Segment.open(directory, bases.get(i), false);
+            segments.put(segment.baseOffset, segment);
+            loadSealed(segment, bases.get(i + 1));
+        }
+        active = Segment.open(directory, lastBase, false);
+        segments.put(lastBase, active);
+        if (point == null) {
+            showValidPrefix(active);
+        } else if (point.segmentBase() > lastBase) {
+            throw new LogCorruptedException(
+                    topic,
+                    partition,
+                    point.segmentBase(),
+                    Segment.fileOf(directory, point.segmentBase()).toString(),
+                    "the segment is missing, but the recovery point names it");
+        } else {
+            active.size = 0;
+            followed = point;
+            if (point.segmentBase() == lastBase) {
+                showUpTo(active, point);
+            }
+        }
+        nextOffset = active.baseOffset + active.records;
+        endOffset = nextOffset;
+    }
+
+    /**
+     * The recovery point for a view; null if missing or damaged. The writer rewrites it in place,
+     * so a read racing a rewrite can see a mix: it is read again before it counts as damaged.
+     */
+    private RecoveryPoint readPointForView() throws IOException {
+        RecoveryPoint.Read read = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            read = RecoveryPoint.read(directory);
+            if (read instanceof RecoveryPoint.Found found) {
+                return found.point();
+            }
+            if (read instanceof RecoveryPoint.Missing) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** A view without a recovery point: the records up to the first invalid one. */
+    private void showValidPrefix(Segment segment) throws IOException {
+        long fileBytes = segment.size;
+        segment.size = 0;
+        SegmentScan scan =
+                new SegmentScan(segment, segment.baseOffset, 0, options.indexIntervalBytes());
+        scan.advance(fileBytes);
+        segment.records = scan.offset - segment.baseOffset;
+        segment.size = scan.position;
+    }
+
+    /**
+     * Extends the view of {@code segment} (the last one) to the recovery point {@code point}: its
+     * framing is walked from the view's end (readers check the CRCs); the writer forced those
+     * bytes, so a broken chain is corruption.
+     */
+    private void showUpTo(Segment segment, RecoveryPoint point) throws IOException {
+        if (point.position() <= segment.size) {
+            return;
+        }
+        SegmentScan scan =
+                new SegmentScan(
+                        segment,
+                        segment.baseOffset + segment.records,
+                        segment.size,
+                        options.indexIntervalBytes());
+        scan.checksums = false;
+        scan.advance(point.position());
+        if (scan.problem != null || scan.offset != point.nextOffset()) {
+            throw corrupt(
+                    segment,
+                    scan.offset,
+                    (scan.problem != null ? scan.problem : "the records end at the wrong offset")
+                            + " before the recovery point (byte "
+                            + point.position()
+                            + ", offset "
+                            + point.nextOffset()
+                            + ")");
+        }
+        segment.records = scan.offset - segment.baseOffset;
+        segment.size = scan.position;
+    }
+
+    /**
+     * For a read-only view: follows the writer's recovery point if it moved (new records, new
+     * segments); returns the end offset. A writable partition is its own truth: returns at once.
+     */
+    public synchronized long refresh() throws IOException {
+        if (writable) {
+            return endOffset;
+        }
+        RecoveryPoint point = readPointForView();
+        if (point == null || point.equals(followed)) {
+            return endOffset;
+        }
+        if (active == null || point.segmentBase() > active.baseOffset) {
+            followNewSegments(point);
+        } else if (point.segmentBase() == active.baseOffset) {
+            showUpTo(active, point);
+        }
+        followed = point;
+        nextOffset = active == null ? 0 : active.baseOffset + active.records;
+        endOffset = nextOffset;
+        return endOffset;
+    }
+
+    /**
+     * The writer rolled: the view's last segment is sealed (forced whole before the roll), and the
+     * segments up to the point's are opened.
+     */
+    private void followNewSegments(RecoveryPoint point) throws IOException {
+        List<Long> bases = new ArrayList<>();
+        for (long base : PartitionFiles.list(directory).segmentBases()) {
+            if ((active == null || base > active.baseOffset) && base <= point.segmentBase()) {
+                bases.add(base);
+            }
+        }
+        if (bases.isEmpty() || bases.get(bases.size() - 1) != point.segmentBase()) {
+            throw corrupt(
+                    Segment.fileOf(directory, point.segmentBase()),
+                    point.segmentBase(),
+                    "the segment the writer's recovery point names is missing (deleted by"
+                            + " retention before this reader reached it?)");
+        }
+        if (active != null) {
+            long known = active.size;
+            active.size = active.channel.size();
+            long end = walkToEnd(active, active.baseOffset + active.records, known);
+            checkSealedEnd(active, end, bases.get(0));
+            active.records = bases.get(0) - active.baseOffset;
+        }
+        for (int i = 0; i < bases.size(); i++) {
+            Segment segment = Segment.open(directory, bases.get(i), false);
+            segments.put(segment.baseOffset, segment);
+            if (i < bases.size() - 1) {
+                loadSealed(segment, bases.get(i + 1));
+            } else {
+                segment.size = 0;
+                active = segment;
+                showUpTo(segment, point);
+            }
+        }
     }
 
     private void recover() throws IOException {
@@ -314,8 +505,11 @@ public final class PartitionLog {
     }
 
     private LogCorruptedException corrupt(Segment segment, long offset, String problem) {
-        return new LogCorruptedException(
-                topic, partition, offset, segment.file.toString(), problem);
+        return corrupt(segment.file, offset, problem);
+    }
+
+    private LogCorruptedException corrupt(Path file, long offset, String problem) {
+        return new LogCorruptedException(topic, partition, offset, file.toString(), problem);
     }
 
     private void warnRebuildingIndex(Segment segment, String problem) {
@@ -357,12 +551,19 @@ public final class PartitionLog {
         long[] from = segment.floorPosition(segment.size);
         segment.truncateIndexAt(from[1] + 1);
         long end = walkToEnd(segment, from[0], from[1]);
+        checkSealedEnd(segment, end, nextBase);
+        segment.records = nextBase - segment.baseOffset;
+        if (problem != null && writable) {
+            segment.saveIndex();
+        }
+    }
+
+    /** A sealed segment whose records end at {@code end} must end where the next one begins. */
+    private void checkSealedEnd(Segment segment, long end, long nextBase) {
         if (end != nextBase) {
-            throw new LogCorruptedException(
-                    topic,
-                    partition,
+            throw corrupt(
+                    segment,
                     Math.min(end, nextBase),
-                    segment.file.toString(),
                     end < nextBase
                             ? "the segment ends at offset "
                                     + end
@@ -377,10 +578,6 @@ public final class PartitionLog {
                                     + (end - 1)
                                     + " but the next segment starts at "
                                     + nextBase);
-        }
-        segment.records = nextBase - segment.baseOffset;
-        if (problem != null) {
-            segment.saveIndex();
         }
     }
 
@@ -407,7 +604,7 @@ public final class PartitionLog {
 
     /** The oldest offset still stored (retention may have deleted older ones). */
     public synchronized long startOffset() {
-        return segments.firstKey();
+        return segments.isEmpty() ? 0 : segments.firstKey();
     }
 
     /**
@@ -531,6 +728,18 @@ public final class PartitionLog {
     }
 
     private void checkAppendable() {
+        if (!writable) {
+            throw new IllegalStateException(
+                    "log "
+                            + topic
+                            + "-"
+                            + partition
+                            + " in "
+                            + directory
+                            + " is open read-only (another process holds the log directory, or"
+                            + " it was opened with DurableLog.openReadOnly); write through"
+                            + " DurableLog.open in the process that holds it");
+        }
         if (unusable != null) {
             throw new IllegalStateException(
                     "log "
@@ -668,6 +877,7 @@ public final class PartitionLog {
 
     /** Deletes the oldest sealed segments beyond the size or age limits. */
     public synchronized void applyRetention() throws IOException {
+        checkAppendable();
         long cutoff =
                 options.retentionAge().isZero()
                         ? Long.MIN_VALUE
@@ -694,6 +904,11 @@ public final class PartitionLog {
         return entry == null ? null : entry.getValue();
     }
 
+    /** {@code segment}'s index entry at or before {@code offset} (see {@link Segment#floor}). */
+    synchronized long[] floor(Segment segment, long offset) {
+        return segment.floor(offset);
+    }
+
     synchronized Segment segmentAfter(Segment segment) {
         Map.Entry<Long, Segment> entry = segments.higherEntry(segment.baseOffset);
         return entry == null ? null : entry.getValue();
@@ -706,7 +921,7 @@ public final class PartitionLog {
      */
     synchronized void close() throws IOException {
         try {
-            if (changed && unusable == null && active.channel.size() == active.size) {
+            if (writable && changed && unusable == null && active.channel.size() == active.size) {
                 forceActive(active.size, nextOffset);
                 active.saveIndex();
                 noteRecoveryPoint(active.size, nextOffset, true);

@@ -34,6 +34,9 @@ public final class PartitionReader {
     public void seek(long offset) throws IOException {
         long start = log.startOffset();
         long end = log.endOffset();
+        if (offset > end) {
+            end = log.refresh();
+        }
         if (offset < start || offset > end) {
             throw new IllegalArgumentException(
                     "offset "
@@ -50,7 +53,7 @@ public final class PartitionReader {
                             + (offset < start ? "; it was deleted by retention" : ""));
         }
         segment = log.segmentFor(offset);
-        long[] floor = segment.floor(offset);
+        long[] floor = segment == null ? new long[] {offset, 0} : log.floor(segment, offset);
         nextOffset = floor[0];
         position = floor[1];
         buffer.limit(0);
@@ -65,20 +68,36 @@ public final class PartitionReader {
         }
     }
 
-    /** True if a record is available now. */
-    public boolean hasNext() {
-        return nextOffset < log.endOffset();
+    /**
+     * True if a record is available now; a read-only view first follows its writer when the reader
+     * has caught up.
+     */
+    public boolean hasNext() throws IOException {
+        return nextOffset < log.endOffset() || nextOffset < log.refresh();
     }
 
     /** Hands up to {@code max} records to {@code visitor}; returns how many. */
     public int read(RecordVisitor visitor, int max) throws IOException {
         long end = log.endOffset();
+        if (nextOffset >= end) {
+            end = log.refresh();
+        }
+        if (segment == null && nextOffset < end) {
+            segment = log.segmentFor(nextOffset); // a view that had no segment when we sought
+        }
         int count = 0;
         while (count < max && nextOffset < end) {
             if (position >= segment.size) {
                 Segment next = log.segmentAfter(segment);
                 if (next == null) {
                     break;
+                }
+                if (next.baseOffset != nextOffset) {
+                    throw corrupt(
+                            "the segment ends at offset "
+                                    + nextOffset
+                                    + " but the next one starts at "
+                                    + next.baseOffset);
                 }
                 segment = next;
                 position = 0;
