@@ -4,6 +4,7 @@ import dev.weir.internal.checkpoint.StateFiles;
 import dev.weir.internal.log.PartitionLog;
 import dev.weir.internal.log.PartitionLogs;
 import dev.weir.internal.log.PartitionReader;
+import dev.weir.internal.log.RecordVisitor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -241,22 +243,138 @@ public final class DurableLog implements AutoCloseable {
         return partition(topic, partition).startOffset();
     }
 
-    /** Reads up to {@code max} records from {@code offset} on. */
+    /**
+     * Reads up to {@code max} committed records with offsets from {@code offset} on: plain records,
+     * and the records of a transaction (as {@link dev.weir.api.sink.LogSink} writes them) once its
+     * COMMIT is in the log; never the transaction markers, nor records of a transaction that did
+     * not commit (cut short by a crash). This is Kafka's {@code read_committed}, and the default
+     * here because Weir promises exactly-once: what {@code Sources.log} delivers. Reading on from
+     * the last returned offset + 1 misses and repeats nothing, even inside a transaction. {@link
+     * #readUncommitted} shows everything as stored.
+     */
     public List<LogRecord> read(String topic, int partition, long offset, int max) {
-        List<LogRecord> records = new ArrayList<>();
+        CommittedRecords committed = new CommittedRecords(max);
         try {
             PartitionReader reader = PartitionLogs.reader(partition(topic, partition), offset);
-            reader.read(
-                    (o, attributes, txn, buffer, at, length) -> {
-                        byte[] payload = new byte[length];
-                        System.arraycopy(buffer, at, payload, 0, length);
-                        records.add(new LogRecord(o, payload));
-                    },
-                    max);
+            while (!committed.full()
+                    && reader.read(committed, Math.min(4096, max - committed.records.size())) > 0) {
+                // the visitor collects
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return records;
+        return committed.records;
+    }
+
+    /**
+     * Reads up to {@code max} records from {@code offset} on as stored: transaction markers and
+     * records of transactions that never committed included (Kafka's {@code read_uncommitted}; for
+     * inspection, such as {@code weir log tail --show-markers}).
+     */
+    public List<LogEntry> readUncommitted(String topic, int partition, long offset, int max) {
+        List<LogEntry> entries = new ArrayList<>();
+        try {
+            PartitionReader reader = PartitionLogs.reader(partition(topic, partition), offset);
+            while (entries.size() < max
+                    && reader.read(
+                                    (o, attributes, txn, buffer, at, length) ->
+                                            entries.add(
+                                                    new LogEntry(
+                                                            o,
+                                                            kind(o, attributes),
+                                                            txn,
+                                                            Arrays.copyOfRange(
+                                                                    buffer, at, at + length))),
+                                    max - entries.size())
+                            > 0) {
+                // the visitor collects
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return entries;
+    }
+
+    private static LogEntry.Kind kind(long offset, byte attributes) {
+        return switch (attributes) {
+            case PartitionLog.DATA -> LogEntry.Kind.DATA;
+            case PartitionLog.TXN_DATA -> LogEntry.Kind.TRANSACTION_DATA;
+            case PartitionLog.TXN_BEGIN -> LogEntry.Kind.BEGIN;
+            case PartitionLog.TXN_COMMIT -> LogEntry.Kind.COMMIT;
+            default ->
+                    throw new IllegalStateException(
+                            "unknown record attributes " + attributes + " at offset " + offset);
+        };
+    }
+
+    /**
+     * Collects committed records: plain ones at once; a transaction's once its COMMIT arrives. A
+     * transaction is open from its BEGIN — or from its first record, when the read starts inside it
+     * — and abandoned by anything but its own records and COMMIT (only a crash leaves one).
+     */
+    private static final class CommittedRecords implements RecordVisitor {
+        final List<LogRecord> records = new ArrayList<>();
+        private final int max;
+        private final List<LogRecord> open = new ArrayList<>();
+        private long openTransaction = NONE;
+        private static final long NONE = Long.MIN_VALUE;
+
+        CommittedRecords(int max) {
+            this.max = max;
+        }
+
+        boolean full() {
+            return records.size() >= max;
+        }
+
+        @Override
+        public void accept(
+                long offset,
+                byte attributes,
+                long transaction,
+                byte[] buffer,
+                int payloadOffset,
+                int length) {
+            if (full()) {
+                return; // the rest of this chunk: read again from the last offset + 1
+            }
+            switch (kind(offset, attributes)) {
+                case DATA -> {
+                    abandon();
+                    records.add(record(offset, buffer, payloadOffset, length));
+                }
+                case BEGIN -> {
+                    abandon();
+                    openTransaction = transaction;
+                }
+                case TRANSACTION_DATA -> {
+                    if (openTransaction != transaction) {
+                        abandon();
+                        openTransaction = transaction; // the read started inside it
+                    }
+                    open.add(record(offset, buffer, payloadOffset, length));
+                }
+                case COMMIT -> {
+                    if (openTransaction == transaction) {
+                        for (LogRecord record : open) {
+                            if (!full()) {
+                                records.add(record);
+                            }
+                        }
+                    }
+                    abandon();
+                }
+            }
+        }
+
+        private void abandon() {
+            open.clear();
+            openTransaction = NONE;
+        }
+
+        private static LogRecord record(long offset, byte[] buffer, int at, int length) {
+            return new LogRecord(offset, Arrays.copyOfRange(buffer, at, at + length));
+        }
     }
 
     /** Forces every open partition to disk. */
