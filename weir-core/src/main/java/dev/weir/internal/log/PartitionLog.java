@@ -836,11 +836,20 @@ public final class PartitionLog {
      */
     public synchronized long appendTransaction(List<byte[]> payloads, long transaction)
             throws IOException {
+        return appendTransaction(payloads, transaction, new byte[0]);
+    }
+
+    /**
+     * Like {@link #appendTransaction(List, long)}, with {@code commitPayload} in the COMMIT marker
+     * (LogSink names the transaction there: job, sink, subtask, checkpoint).
+     */
+    public synchronized long appendTransaction(
+            List<byte[]> payloads, long transaction, byte[] commitPayload) throws IOException {
         long begin = nextOffset;
         List<byte[]> batch = new ArrayList<>(payloads.size() + 2);
         batch.add(new byte[0]);
         batch.addAll(payloads);
-        batch.add(new byte[0]);
+        batch.add(commitPayload);
         appendFramed(batch, transaction, true);
         return begin;
     }
