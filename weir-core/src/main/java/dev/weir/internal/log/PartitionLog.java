@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
@@ -81,7 +82,7 @@ public final class PartitionLog {
     /** Why appends are refused (a failed append could not be undone), or null. */
     private String unusable;
 
-    /** The recovery point file, open for the partition's life. */
+    /** The recovery point file, open for the partition's life (a view opens it read-only). */
     private FileChannel recoveryFile;
 
     private final ByteBuffer recoveryBuffer = ByteBuffer.allocate(RecoveryPoint.BYTES);
@@ -185,14 +186,19 @@ public final class PartitionLog {
      * so a read racing a rewrite can see a mix: it is read again before it counts as damaged.
      */
     private RecoveryPoint readPointForView() throws IOException {
-        RecoveryPoint.Read read = null;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            read = RecoveryPoint.read(directory);
-            if (read instanceof RecoveryPoint.Found found) {
-                return found.point();
+        if (recoveryFile == null) {
+            try {
+                recoveryFile =
+                        FileChannel.open(
+                                directory.resolve(RecoveryPoint.FILE_NAME),
+                                StandardOpenOption.READ);
+            } catch (NoSuchFileException e) {
+                return null; // no writer yet, or one of an older Weir
             }
-            if (read instanceof RecoveryPoint.Missing) {
-                return null;
+        }
+        for (int attempt = 0; attempt < 3; attempt++) {
+            if (RecoveryPoint.readFrom(recoveryFile) instanceof RecoveryPoint.Found found) {
+                return found.point();
             }
         }
         return null;
