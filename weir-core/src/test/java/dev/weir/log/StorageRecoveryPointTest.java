@@ -220,6 +220,34 @@ class StorageRecoveryPointTest {
         assertCorruptOnOpen(dir, base, "the segment is missing");
     }
 
+    @Test
+    void reopeningACleanlyClosedLogToReadItWritesNothing() throws IOException {
+        Path dir = temp.resolve("log");
+        try (DurableLog log = DurableLog.open(dir, LogOptions.defaults())) {
+            log.createTopic("t", 1);
+            append(log, 0, 1000);
+        }
+        Path partition = dir.resolve("t").resolve("0");
+        java.util.Map<Path, String> before = snapshot(partition);
+        assertRecords(dir, 1000);
+        assertThat(snapshot(partition)).isEqualTo(before);
+    }
+
+    /** Each file's bytes (as a hash) and modification time. */
+    static java.util.Map<Path, String> snapshot(Path dir) throws IOException {
+        java.util.Map<Path, String> files = new java.util.TreeMap<>();
+        try (Stream<Path> paths = Files.list(dir)) {
+            for (Path path : paths.toList()) {
+                files.put(
+                        path,
+                        java.util.Arrays.hashCode(Files.readAllBytes(path))
+                                + "@"
+                                + Files.getLastModifiedTime(path).toMillis());
+            }
+        }
+        return files;
+    }
+
     static void copyTree(Path from, Path to) throws IOException {
         try (Stream<Path> paths = Files.walk(from)) {
             for (Path path : paths.toList()) {
