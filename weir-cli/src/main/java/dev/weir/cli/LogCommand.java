@@ -131,6 +131,7 @@ public final class LogCommand implements Callable<Integer> {
                     BufferedReader in =
                             new BufferedReader(
                                     new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                log.partition(topic, partition); // name, topic and partition checked first
                 List<byte[]> records = new ArrayList<>();
                 String line;
                 while ((line = in.readLine()) != null) {

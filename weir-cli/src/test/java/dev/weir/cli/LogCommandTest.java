@@ -119,6 +119,9 @@ class LogCommandTest {
         for (String name : List.of("../A/victim", "..", ".", "/tmp/x", "a/b")) {
             String[] outAndErr = run(1, "evil\n", "log", "--dir", b.toString(), "append", name);
             assertThat(outAndErr[1]).startsWith("weir log: topic name").contains("not allowed");
+            assertThat(run(1, "", "log", "--dir", b.toString(), "append", name)[1])
+                    .as("refused before any input is read")
+                    .contains("not allowed");
             assertThat(run(1, "", "log", "--dir", b.toString(), "create", name)[1])
                     .contains("not allowed");
             assertThat(run(1, "", "log", "--dir", b.toString(), "tail", name)[1])
