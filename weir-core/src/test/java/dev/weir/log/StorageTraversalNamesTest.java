@@ -16,6 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.Chars;
+import net.jqwik.api.constraints.StringLength;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -117,6 +121,31 @@ class StorageTraversalNamesTest {
                 assertThat(b.read(name, 0, 0, 10)).hasSize(1);
             }
             assertThat(b.topics()).contains("orders", "a.b", "a..b", "9");
+        }
+    }
+
+    /** Whatever a name is made of, if the check accepts it, it is one plain child directory. */
+    @Property(tries = 3000)
+    void aNameTheCheckAcceptsIsOneDirectoryInsideTheLog(
+            @ForAll
+                    @StringLength(max = 110)
+                    @Chars({'.', '/', '\\', 'a', 'Z', '0', '-', '_', '%', ' ', ':', '~', '\0'})
+                    @Chars({'\u2024', '\uff0e', '\u00e9'})
+                    String name) {
+        boolean accepted;
+        try {
+            DurableLog.checkTopicName(name);
+            accepted = true;
+        } catch (IllegalArgumentException e) {
+            assertThat(e).hasMessageContaining("is not allowed");
+            accepted = false;
+        }
+        Path root = Path.of("/weir/log");
+        if (accepted) {
+            Path resolved = root.resolve(name).normalize();
+            assertThat(resolved.getParent()).isEqualTo(root);
+            assertThat(resolved.getFileName().toString()).isEqualTo(name).doesNotStartWith(".");
+            assertThat(name).hasSizeBetween(1, 100).matches("[\\x21-\\x7e]+");
         }
     }
 
