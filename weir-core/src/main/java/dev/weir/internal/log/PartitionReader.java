@@ -80,29 +80,14 @@ public final class PartitionReader {
     public int read(RecordVisitor visitor, int max) throws IOException {
         long end = log.endOffset();
         if (nextOffset >= end) {
-            end = log.refresh();
-        }
-        if (segment == null && nextOffset < end) {
-            segment = log.segmentFor(nextOffset); // a view that had no segment when we sought
+            end = caughtUp();
         }
         int count = 0;
         while (count < max && nextOffset < end) {
             if (position >= segment.size) {
-                Segment next = log.segmentAfter(segment);
-                if (next == null) {
+                if (!nextSegment()) {
                     break;
                 }
-                if (next.baseOffset != nextOffset) {
-                    throw corrupt(
-                            "the segment ends at offset "
-                                    + nextOffset
-                                    + " but the next one starts at "
-                                    + next.baseOffset);
-                }
-                segment = next;
-                position = 0;
-                buffer.limit(0);
-                bufferStart = 0;
                 continue;
             }
             int at = ensure(PartitionLog.HEADER_BYTES);
@@ -143,6 +128,41 @@ public final class PartitionReader {
             count++;
         }
         return count;
+    }
+
+    /**
+     * At the published end: a read-only view follows its writer; returns the end offset now. (Off
+     * the per-record path, like {@link #nextSegment}, so the loop in {@link #read} stays small.)
+     */
+    private long caughtUp() throws IOException {
+        long end = log.refresh();
+        if (segment == null && nextOffset < end) {
+            segment = log.segmentFor(nextOffset); // a view that had no segment when we sought
+        }
+        return end;
+    }
+
+    /**
+     * Moves to the segment after the current one, which must start where it ended; false if there
+     * is none yet.
+     */
+    private boolean nextSegment() {
+        Segment next = log.segmentAfter(segment);
+        if (next == null) {
+            return false;
+        }
+        if (next.baseOffset != nextOffset) {
+            throw corrupt(
+                    "the segment ends at offset "
+                            + nextOffset
+                            + " but the next one starts at "
+                            + next.baseOffset);
+        }
+        segment = next;
+        position = 0;
+        buffer.limit(0);
+        bufferStart = 0;
+        return true;
     }
 
     private LogCorruptedException corrupt(String problem) {
