@@ -107,6 +107,30 @@ class LogDirectoryLockTest {
     }
 
     @Test
+    void aReadOnlyViewSeeksAnywhereInACleanlyClosedLog() {
+        try (DurableLog writer = DurableLog.open(dir, LogOptions.defaults())) {
+            writer.createTopic("t", 1);
+            for (int i = 0; i < 1000; i += 50) {
+                List<byte[]> batch = new java.util.ArrayList<>();
+                for (int j = i; j < i + 50; j++) {
+                    batch.add(DurableLogProperties.payload(j, 100));
+                }
+                writer.append("t", 0, batch);
+            }
+        }
+        try (DurableLog reader = DurableLog.openReadOnly(dir, LogOptions.defaults())) {
+            assertThat(reader.endOffset("t", 0)).isEqualTo(1000);
+            for (long from : new long[] {999, 0, 517, 31, 998}) {
+                List<LogRecord> records = reader.read("t", 0, from, 2);
+                assertThat(records.get(0).offset()).isEqualTo(from);
+                assertThat(records.get(0).payload())
+                        .isEqualTo(DurableLogProperties.payload(from, 100));
+            }
+            assertThat(reader.read("t", 0, 0, 2000)).hasSize(1000);
+        }
+    }
+
+    @Test
     void aReadOnlyViewOfALogNobodyCreatedIsEmpty() {
         Path missing = dir.resolve("nothing-here");
         try (DurableLog reader = DurableLog.openReadOnly(missing, LogOptions.defaults())) {

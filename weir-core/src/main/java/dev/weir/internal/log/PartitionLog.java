@@ -174,11 +174,27 @@ public final class PartitionLog {
             active.size = 0;
             followed = point;
             if (point.segmentBase() == lastBase) {
+                startAtIndex(active, point.position());
                 showUpTo(active, point);
             }
         }
         nextOffset = active.baseOffset + active.records;
         endOffset = nextOffset;
+    }
+
+    /**
+     * A view of the last segment starts at the last entry of its saved index before byte {@code
+     * visible} (after a clean close, within one index interval of the end), so opening it does not
+     * walk the whole segment; an index that does not check out is ignored (the walk starts at 0).
+     */
+    private void startAtIndex(Segment segment, long visible) throws IOException {
+        if (segment.loadIndex(visible) != null) {
+            segment.clearIndex();
+        }
+        long[] from = segment.floorPosition(visible + 1);
+        segment.truncateIndexAt(from[1] + 1);
+        segment.records = from[0] - segment.baseOffset;
+        segment.size = from[1];
     }
 
     /**
