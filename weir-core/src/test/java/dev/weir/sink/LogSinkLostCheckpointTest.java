@@ -295,6 +295,9 @@ class LogSinkLostCheckpointTest {
         assertThat(newest).isPositive();
         try (Stream<Path> dirs = Files.list(checkpoints)) {
             for (Path dir : dirs.toList()) {
+                if (!dir.getFileName().toString().startsWith("chk-")) {
+                    continue; // the directory's lock and id files
+                }
                 long id = Long.parseLong(dir.getFileName().toString().substring(4));
                 if (id >= newest) {
                     Files.deleteIfExists(dir.resolve("_manifest")); // lost
