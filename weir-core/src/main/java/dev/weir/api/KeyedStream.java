@@ -9,10 +9,7 @@ import dev.weir.api.function.KeyedProcessFunction;
 import dev.weir.api.function.ReduceFunction;
 import dev.weir.api.function.ValueProcessFunction;
 import dev.weir.api.state.ValueState;
-import dev.weir.internal.graph.Node;
-import dev.weir.internal.graph.Node.OperatorNode;
-import dev.weir.internal.graph.Node.Partitioning;
-import dev.weir.internal.operators.KeyedProcessOperator;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -24,10 +21,10 @@ import java.util.Objects;
  */
 public final class KeyedStream<K, T> {
     private final Pipeline pipeline;
-    private final Node input;
+    private final StepBuilder input;
     private final KeySelector<? super T, K> keySelector;
 
-    KeyedStream(Pipeline pipeline, Node input, KeySelector<? super T, K> keySelector) {
+    KeyedStream(Pipeline pipeline, StepBuilder input, KeySelector<? super T, K> keySelector) {
         this.pipeline = pipeline;
         this.input = input;
         this.keySelector = keySelector;
@@ -38,24 +35,18 @@ public final class KeyedStream<K, T> {
      * declares its state in {@code open}. {@code name} identifies the state in checkpoints and must
      * be unique in the pipeline.
      */
-    @SuppressWarnings("unchecked")
     public <R> DataStream<R> process(
             String name, FunctionFactory<? extends KeyedProcessFunction<K, ? super T, R>> factory) {
         Objects.requireNonNull(factory, "factory");
-        KeySelector<Object, Object> selector = (KeySelector<Object, Object>) keySelector;
-        FunctionFactory<KeyedProcessFunction<Object, Object, Object>> f =
-                (FunctionFactory<KeyedProcessFunction<Object, Object, Object>>) (Object) factory;
-        OperatorNode node =
-                new OperatorNode(
-                        pipeline.nextId(),
+        StepBuilder step =
+                pipeline.add(
                         pipeline.claimName(name),
-                        input,
-                        Partitioning.KEYED,
-                        selector,
-                        () -> new KeyedProcessOperator(selector, f),
+                        StepBuilder.Kind.KEYED_PROCESS,
+                        List.of(input),
+                        factory,
+                        keySelector,
                         null);
-        pipeline.add(node);
-        return new DataStream<>(pipeline, node);
+        return new DataStream<>(pipeline, step);
     }
 
     /**

@@ -25,7 +25,11 @@ import java.io.Serializable;
  * All calls come one at a time from the task that runs this subtask (see {@code Pipeline} on
  * threads). State handles and contexts must not be used outside these calls or kept across them.
  * Timers are part of the checkpoint: they are restored with the keyed state, redistributed with it
- * when the job is rescaled, and a timer restored in the past fires at once.
+ * when the job is rescaled, and a timer restored in the past fires at once. *
+ *
+ * <p>A function that may block its thread for long (a call to a remote service, a throttle) should
+ * be marked with {@code DataStream.blocking()} on the stream its step returns, so its subtasks run
+ * on threads of their own instead of holding up the steps that share a worker.
  *
  * @param <K> key type
  * @param <T> input type

@@ -75,6 +75,7 @@ public abstract sealed class Node
         private final OperatorFactory factory;
         private final Sink<?> sink;
         private boolean assignsTime;
+        private boolean blocking;
 
         public OperatorNode(
                 int id,
@@ -100,6 +101,17 @@ public abstract sealed class Node
         /** Marks this step as one that gives records event time. */
         public OperatorNode assignsTime(boolean assigns) {
             this.assignsTime = assigns;
+            return this;
+        }
+
+        /** True if this step may block its thread (it then runs on a thread of its own). */
+        public boolean blocking() {
+            return blocking;
+        }
+
+        /** Marks this step as one that may block its thread. */
+        public OperatorNode blocking(boolean blocks) {
+            this.blocking = blocks;
             return this;
         }
 

@@ -4,6 +4,9 @@ import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.checkpoint.CheckpointingMode;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.SourceContext;
+import dev.weir.api.state.KeyGroups;
+import dev.weir.api.state.KeyedStateBackend;
+import dev.weir.api.state.KeyedStateBackendFactory;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.JobGraph.ChainNode;
@@ -12,7 +15,6 @@ import dev.weir.internal.graph.JobGraph.Vertex;
 import dev.weir.internal.graph.Node;
 import dev.weir.internal.graph.Node.OperatorNode;
 import dev.weir.internal.graph.Node.Partitioning;
-import dev.weir.internal.state.HeapKeyedStateBackend;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -155,11 +157,17 @@ public final class Execution {
         String taskName = vertex.name() + "#" + subtask;
         TaskBuilder builder = new TaskBuilder(vertex, subtask, channels);
         Output headOutput = builder.build(vertex.head());
+        boolean blocking = isBlocking(vertex.head());
         TaskRestore restore =
                 restored == null
                         ? TaskRestore.NONE
                         : RestoreAssignment.forTask(
-                                vertex, subtask, builder.contexts, restored, config);
+                                vertex,
+                                subtask,
+                                builder.contexts,
+                                restored,
+                                config,
+                                settings.stateBackend());
         CheckpointingMode mode = settings.checkpoints().mode();
         if (vertex.isSource()) {
             Node.SourceNode sourceNode = (Node.SourceNode) vertex.head().node();
@@ -190,7 +198,8 @@ public final class Execution {
                             restore,
                             settings.localState(),
                             builder.time,
-                            builder.timeService));
+                            builder.timeService,
+                            blocking));
         }
         List<SpscChannel> inputs = new ArrayList<>();
         for (Edge edge : vertex.inputs()) {
@@ -218,7 +227,21 @@ public final class Execution {
                         restore,
                         settings.localState(),
                         builder.time,
-                        builder.timeService));
+                        builder.timeService,
+                        blocking));
+    }
+
+    /** True if a step of the chain may block its thread (a blocking step or sink). */
+    private static boolean isBlocking(ChainNode node) {
+        if (node.node() instanceof OperatorNode operator && operator.blocking()) {
+            return true;
+        }
+        for (ChainNode child : node.chained()) {
+            if (isBlocking(child)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static SourceContext sourceContext(int subtask, int parallelism, LongSupplier clock) {
@@ -285,9 +308,9 @@ public final class Execution {
             if (operator == null) {
                 return output;
             }
-            HeapKeyedStateBackend keyed =
+            KeyedStateBackend keyed =
                     ((OperatorNode) node.node()).partitioning() == Partitioning.KEYED
-                            ? new HeapKeyedStateBackend(node.node().name(), config.maxParallelism())
+                            ? createBackend(node.node().name())
                             : null;
             contexts.set(
                     slot,
@@ -298,6 +321,7 @@ public final class Execution {
                             vertex.parallelism(),
                             output,
                             keyed,
+                            keyed == null ? null : settings.stateBackend().id(),
                             coordinator != null,
                             restoredCheckpointId,
                             time,
@@ -305,6 +329,54 @@ public final class Execution {
                             java.util.Map.copyOf(sideOutputs),
                             config.autoWatermarkMillis()));
             return new ChainedOutput(operator, output);
+        }
+
+        private KeyedStateBackend createBackend(String step) {
+            int parallelism = vertex.parallelism();
+            int maxParallelism = config.maxParallelism();
+            KeyedStateBackend previous =
+                    settings.localState() == null
+                            ? null
+                            : settings.localState().takePrevious(step, subtask, parallelism);
+            return settings.stateBackend()
+                    .create(
+                            new KeyedStateBackendFactory.Context() {
+                                @Override
+                                public String stepName() {
+                                    return step;
+                                }
+
+                                @Override
+                                public int subtaskIndex() {
+                                    return subtask;
+                                }
+
+                                @Override
+                                public int parallelism() {
+                                    return parallelism;
+                                }
+
+                                @Override
+                                public int maxParallelism() {
+                                    return maxParallelism;
+                                }
+
+                                @Override
+                                public int firstKeyGroup() {
+                                    return KeyGroups.rangeStart(
+                                            subtask, maxParallelism, parallelism);
+                                }
+
+                                @Override
+                                public int lastKeyGroup() {
+                                    return KeyGroups.rangeEnd(subtask, maxParallelism, parallelism);
+                                }
+
+                                @Override
+                                public KeyedStateBackend previousAttempt() {
+                                    return previous;
+                                }
+                            });
         }
 
         private Output combine(List<Output> outputs) {
@@ -331,27 +403,36 @@ public final class Execution {
         }
     }
 
-    /** Starts the worker threads; tasks are spread round-robin in graph order. */
+    /**
+     * Starts the worker threads: cooperative tasks are spread round-robin in graph order over the
+     * configured workers, which help each other; each blocking task gets a thread of its own and is
+     * never run by another worker.
+     */
     public void start() {
-        int workerCount = Math.min(config.workerThreads(), Math.max(1, tasks.size()));
+        List<Task> cooperative = new ArrayList<>();
+        List<Task> blocking = new ArrayList<>();
+        for (Task task : tasks) {
+            (task.isBlocking() ? blocking : cooperative).add(task);
+        }
+        int workerCount = Math.min(config.workerThreads(), Math.max(1, cooperative.size()));
         List<List<Task>> assignment = new ArrayList<>();
         for (int i = 0; i < workerCount; i++) {
             assignment.add(new ArrayList<>());
         }
-        for (int i = 0; i < tasks.size(); i++) {
-            assignment.get(i % workerCount).add(tasks.get(i));
+        for (int i = 0; i < cooperative.size(); i++) {
+            assignment.get(i % workerCount).add(cooperative.get(i));
         }
-        for (int i = 0; i < workerCount; i++) {
-            Thread thread =
-                    new Thread(
-                            new Worker(
-                                    this,
-                                    assignment.get(i),
-                                    othersThan(assignment.get(i)),
-                                    config.maxIdleParkNanos()),
-                            "weir-" + config.jobName() + "-worker-" + i);
-            thread.setDaemon(true);
-            threads.add(thread);
+        for (int i = 0; i < workerCount && !cooperative.isEmpty(); i++) {
+            List<Task> others = new ArrayList<>(cooperative);
+            others.removeAll(assignment.get(i));
+            addThread(
+                    new Worker(this, assignment.get(i), others, config.maxIdleParkNanos()),
+                    "worker-" + i);
+        }
+        for (Task task : blocking) {
+            addThread(
+                    new Worker(this, List.of(task), List.of(), config.maxIdleParkNanos()),
+                    "blocking-" + task.name());
         }
         if (tasks.isEmpty()) {
             finished.countDown();
@@ -364,11 +445,10 @@ public final class Execution {
         }
     }
 
-    /** Every task not in {@code home}, in graph order: what a worker helps with when idle. */
-    private List<Task> othersThan(List<Task> home) {
-        List<Task> others = new ArrayList<>(tasks);
-        others.removeAll(home);
-        return others;
+    private void addThread(Worker worker, String name) {
+        Thread thread = new Thread(worker, "weir-" + config.jobName() + "-" + name);
+        thread.setDaemon(true);
+        threads.add(thread);
     }
 
     boolean isStopping() {

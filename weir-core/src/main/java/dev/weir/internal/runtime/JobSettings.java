@@ -18,6 +18,7 @@ import java.nio.file.Path;
  * @param allowNonRestoredState whether state for operators the pipeline lacks may be dropped
  * @param clock the clocks of the job (monotonic and wall clock), injected for tests
  * @param seed seeds the restart jitter
+ * @param stateBackend makes each keyed step's state backend
  */
 public record JobSettings(
         RuntimeConfig runtime,
@@ -29,4 +30,5 @@ public record JobSettings(
         boolean allowNonRestoredState,
         RuntimeClock clock,
         long seed,
-        LocalStateCache localState) {}
+        LocalStateCache localState,
+        dev.weir.api.state.KeyedStateBackendFactory stateBackend) {}

@@ -1,6 +1,6 @@
 package dev.weir.internal.runtime;
 
-import dev.weir.internal.state.HeapKeyedStateBackend;
+import dev.weir.api.state.KeyedStateBackend;
 
 /**
  * What an operator sees of its subtask.
@@ -11,6 +11,7 @@ import dev.weir.internal.state.HeapKeyedStateBackend;
  * @param parallelism the operator's number of subtasks
  * @param output where the operator emits records
  * @param keyedState the keyed state of this operator and subtask, or null if the input is not keyed
+ * @param stateBackendId the id of the backend of {@code keyedState}, written beside its snapshots
  * @param checkpointing true if the job takes checkpoints
  * @param restoredCheckpointId the checkpoint this run restored, 0 if it asked to resume and found
  *     none, -1 if it started fresh by request (see {@link
@@ -27,7 +28,8 @@ public record OperatorContext(
         int subtaskIndex,
         int parallelism,
         Output output,
-        HeapKeyedStateBackend keyedState,
+        KeyedStateBackend keyedState,
+        String stateBackendId,
         boolean checkpointing,
         long restoredCheckpointId,
         RecordTime time,

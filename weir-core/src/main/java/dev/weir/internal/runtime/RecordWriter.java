@@ -1,7 +1,7 @@
 package dev.weir.internal.runtime;
 
 import dev.weir.api.function.KeySelector;
-import dev.weir.internal.state.KeyGroups;
+import dev.weir.api.state.KeyGroups;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 

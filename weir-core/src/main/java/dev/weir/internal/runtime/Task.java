@@ -1,10 +1,10 @@
 package dev.weir.internal.runtime;
 
 import dev.weir.api.checkpoint.CheckpointingMode;
+import dev.weir.api.state.KeyedSection;
+import dev.weir.api.state.KeyedStateBackend;
 import dev.weir.internal.checkpoint.TaskSnapshot;
 import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
-import dev.weir.internal.state.HeapKeyedStateBackend;
-import dev.weir.internal.state.RawKeyedState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +73,9 @@ public final class Task {
     private final RecordTime time;
     private final ProcessingTimeService timeService;
 
+    /** True if a step of the chain may block: the task then has a thread of its own. */
+    private final boolean blocking;
+
     /** Alignment and watermarks of the input channels (null for a source task). */
     private final BarrierAlignment alignment;
 
@@ -103,7 +106,8 @@ public final class Task {
             TaskRestore restore,
             LocalStateCache localState,
             RecordTime time,
-            ProcessingTimeService timeService) {}
+            ProcessingTimeService timeService,
+            boolean blocking) {}
 
     Task(Parts parts) {
         this.index = parts.index();
@@ -129,6 +133,7 @@ public final class Task {
         this.localState = parts.localState();
         this.time = parts.time();
         this.timeService = parts.timeService();
+        this.blocking = parts.blocking();
         if (inputs != null) {
             this.alignment =
                     new BarrierAlignment(
@@ -151,6 +156,10 @@ public final class Task {
 
     boolean isSource() {
         return source != null;
+    }
+
+    boolean isBlocking() {
+        return blocking;
     }
 
     boolean isDone() {
@@ -248,22 +257,22 @@ public final class Task {
             operators.get(i).open(context);
             // Keyed state after open: states the function declared there are decoded straight
             // into place; any declared later wait, encoded, for their declaration.
-            HeapKeyedStateBackend keyed = context.keyedState();
+            KeyedStateBackend keyed = context.keyedState();
             if (restored != null && keyed != null) {
-                // Taken either way, so a restore from files does not leave it held for the job.
-                HeapKeyedStateBackend.Spare spare =
-                        localState == null ? null : localState.takeSpare(context);
                 if (restored.copy() != null) {
                     // A checkpoint restored from memory (local recovery): its in-memory copy.
-                    if (!keyed.restoreFrom(restored.copy(), spare)) {
+                    if (!keyed.restoreLocal(restored.copy())) {
                         throw new IllegalStateException(
-                                name + ": keyed state was not empty when restoring it");
+                                name + ": keyed state could not be restored from memory");
                     }
                 } else {
-                    for (RawKeyedState raw : restored.keyed()) {
-                        keyed.restore(raw, restored.firstKeyGroup(), restored.lastKeyGroup());
+                    for (KeyedSection section : restored.keyed()) {
+                        keyed.restore(section, restored.firstKeyGroup(), restored.lastKeyGroup());
                     }
                 }
+            }
+            if (keyed != null) {
+                keyed.restoreFinished();
             }
             operators.get(i).afterStateRestored();
         }
@@ -399,15 +408,15 @@ public final class Task {
         List<OperatorSnapshot> states = new ArrayList<>(operators.size());
         for (int i = 0; i < operators.size(); i++) {
             OperatorContext context = contexts.get(i);
-            HeapKeyedStateBackend keyed = context.keyedState();
-            HeapKeyedStateBackend.KeyedCopy copy = keyed == null ? null : keyed.copy();
+            KeyedStateBackend keyed = context.keyedState();
             states.add(
                     new OperatorSnapshot(
                             context.operatorName(),
                             context.subtaskIndex(),
                             context.parallelism(),
                             operators.get(i).snapshotOperatorState(checkpointId),
-                            copy));
+                            keyed == null ? null : keyed.snapshot(),
+                            keyed == null ? null : context.stateBackendId()));
         }
         return new TaskSnapshot(
                 name, sourceName, source == null ? Map.of() : source.snapshot(), states);
@@ -506,10 +515,12 @@ public final class Task {
         }
         for (OperatorContext context : contexts) {
             if (context != null && context.keyedState() != null) {
-                if (failed && localState != null) {
-                    localState.putSpare(context, context.keyedState().release());
-                } else {
-                    context.keyedState().clear(); // let a restart's restore have the memory
+                // With local recovery the next attempt reuses the memory of this one's state;
+                // otherwise it is released now, so a restart's restore has it.
+                boolean keep = failed && localState != null;
+                context.keyedState().close(keep);
+                if (keep) {
+                    localState.putPrevious(context, context.keyedState());
                 }
             }
         }
