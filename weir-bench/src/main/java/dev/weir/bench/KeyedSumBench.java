@@ -1,5 +1,6 @@
 package dev.weir.bench;
 
+import dev.weir.internal.io.DurableFiles;
 import dev.weir.api.DataStream;
 import dev.weir.api.JobResult;
 import dev.weir.api.Pipeline;
@@ -120,7 +121,7 @@ public final class KeyedSumBench implements Callable<Integer> {
         if (failRecord == 0 && job.sinkKind.equals("file")) {
             OutputCheck.expectLines(dir.resolve("out"), job.n);
         }
-        StateFiles.deleteRecursively(dir);
+        DurableFiles.deleteRecursively(dir);
         if (failRecord == 0 && job.sinkKind.equals("discard") && sink.count() != job.n) {
             throw new IllegalStateException(
                     "expected " + job.n + " updates, sink saw " + sink.count());

@@ -1,5 +1,6 @@
 package dev.weir.bench;
 
+import dev.weir.internal.io.DurableFiles;
 import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogOptions;
 import dev.weir.internal.checkpoint.StateFiles;
@@ -64,7 +65,7 @@ public final class LogBench implements Callable<Integer> {
             }
             print("read", readSeconds);
         } finally {
-            StateFiles.deleteRecursively(dir);
+            DurableFiles.deleteRecursively(dir);
         }
         return 0;
     }

@@ -1,6 +1,6 @@
 package dev.weir.api.log;
 
-import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.DurableFiles;
 import dev.weir.internal.log.PartitionLog;
 import dev.weir.internal.log.PartitionLogs;
 import dev.weir.internal.log.PartitionReader;
@@ -125,8 +125,8 @@ public final class DurableLog implements AutoCloseable {
         try {
             Files.createDirectories(meta.getParent());
             String text = "partitions=" + partitions + "\n";
-            StateFiles.writeAtomically(meta, text.getBytes(StandardCharsets.UTF_8));
-            StateFiles.fsyncDirectory(directory);
+            DurableFiles.writeAtomically(meta, text.getBytes(StandardCharsets.UTF_8));
+            DurableFiles.fsyncDirectory(directory);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create topic " + topic, e);
         }

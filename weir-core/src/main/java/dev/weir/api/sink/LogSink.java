@@ -7,7 +7,7 @@ import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogOptions;
 import dev.weir.internal.checkpoint.ByteArrayDataInput;
 import dev.weir.internal.checkpoint.ByteArrayDataOutput;
-import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.DurableFiles;
 import dev.weir.internal.log.PartitionLog;
 import dev.weir.internal.log.PartitionLogs;
 import dev.weir.internal.log.PartitionReader;
@@ -264,8 +264,8 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
                 return new Committable("", transaction, checkpointId, ends, new int[0]);
             }
             String name = owner + "-" + subtask + "-" + (sequence++) + ".stage";
-            StateFiles.writeDurably(staging.resolve(name), buffer.toByteArray());
-            StateFiles.fsyncDirectory(staging);
+            DurableFiles.writeDurably(staging.resolve(name), buffer.toByteArray());
+            DurableFiles.fsyncDirectory(staging);
             buffer.reset();
             records = 0;
             int[] written = new int[partitions.length];

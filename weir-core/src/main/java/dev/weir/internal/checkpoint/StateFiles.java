@@ -5,21 +5,15 @@ import dev.weir.api.codec.Codecs;
 import dev.weir.api.state.KeyedSection;
 import dev.weir.api.state.KeyedStateBackend;
 import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
-import dev.weir.internal.io.PowerCut;
-import dev.weir.internal.runtime.FaultPoints;
-import dev.weir.internal.runtime.SeededBugs;
 import dev.weir.internal.state.RawKeyedState;
 import java.io.DataOutput;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -255,100 +249,6 @@ public final class StateFiles {
             throw new CheckpointCorruptedException(path, "the file is missing");
         } catch (IOException e) {
             throw new CheckpointCorruptedException(path, "it cannot be read (" + e + ")");
-        }
-    }
-
-    /** Writes {@code bytes} to {@code path} and forces them to disk. */
-    public static void writeDurably(Path path, byte[] bytes) throws IOException {
-        writeDurably(path, bytes, null);
-    }
-
-    /**
-     * Like {@link #writeDurably(Path, byte[])}, passing the fault points {@code <points>.mid-write}
-     * (half the bytes written) and {@code <points>.before-fsync} when {@code points} is not null.
-     */
-    public static void writeDurably(Path path, byte[] bytes, String points) throws IOException {
-        if (PowerCut.ON) {
-            PowerCut.created(path);
-        }
-        try (FileChannel channel =
-                FileChannel.open(
-                        path,
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.TRUNCATE_EXISTING,
-                        StandardOpenOption.WRITE)) {
-            ByteBuffer buffer = ByteBuffer.wrap(bytes);
-            if (points != null) {
-                buffer.limit(bytes.length / 2);
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                FaultPoints.reach(points + ".mid-write");
-                buffer.limit(bytes.length);
-            }
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
-            }
-            if (PowerCut.ON) {
-                PowerCut.wrote(path, 0, bytes.length);
-            }
-            if (points != null) {
-                FaultPoints.reach(points + ".before-fsync");
-            }
-            channel.force(true);
-            if (PowerCut.ON) {
-                PowerCut.synced(path, bytes.length);
-            }
-        }
-    }
-
-    /**
-     * Writes {@code bytes} to {@code target} atomically: a temporary file, fsync, rename over the
-     * target, fsync of the directory so the rename itself is durable.
-     */
-    public static void writeAtomically(Path target, byte[] bytes) throws IOException {
-        writeAtomically(target, bytes, null);
-    }
-
-    /**
-     * Like {@link #writeAtomically(Path, byte[])}, passing the fault point {@code
-     * <point>.before-rename} (temporary file written and fsynced) when {@code point} is not null.
-     */
-    public static void writeAtomically(Path target, byte[] bytes, String point) throws IOException {
-        Path temp = target.resolveSibling(target.getFileName() + ".tmp");
-        writeDurably(temp, bytes);
-        if (point != null) {
-            FaultPoints.reach(point + ".before-rename");
-        }
-        Files.move(
-                temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        if (PowerCut.ON) {
-            PowerCut.renamed(temp, target);
-        }
-        if (!SeededBugs.RENAME_WITHOUT_FSYNC) {
-            fsyncDirectory(target.getParent());
-        }
-    }
-
-    /** Deletes {@code path}: a file, or a directory with everything under it; absent is fine. */
-    public static void deleteRecursively(Path path) throws IOException {
-        if (!Files.exists(path)) {
-            return;
-        }
-        try (java.util.stream.Stream<Path> paths = Files.walk(path)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
-
-    /** Forces a directory's entries (creations, renames) to disk. */
-    public static void fsyncDirectory(Path directory) throws IOException {
-        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-            channel.force(true);
-        }
-        if (PowerCut.ON) {
-            PowerCut.directorySynced(directory);
         }
     }
 }

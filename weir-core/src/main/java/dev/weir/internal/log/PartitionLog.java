@@ -2,8 +2,8 @@ package dev.weir.internal.log;
 
 import dev.weir.api.log.LogCorruptedException;
 import dev.weir.api.log.LogOptions;
-import dev.weir.internal.checkpoint.StateFiles;
-import dev.weir.internal.io.PowerCut;
+import dev.weir.internal.io.DurableFiles;
+import dev.weir.internal.testhooks.PowerCut;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -350,7 +350,7 @@ public final class PartitionLog {
                                 + " were forced to disk");
             }
             Segment.create(directory, 0).close();
-            StateFiles.fsyncDirectory(directory);
+            DurableFiles.fsyncDirectory(directory);
             bases.add(0L);
         }
         long lastBase = bases.get(bases.size() - 1);
@@ -891,7 +891,7 @@ public final class PartitionLog {
         active.saveIndex();
         Segment next = Segment.create(directory, nextOffset);
         try {
-            StateFiles.fsyncDirectory(directory);
+            DurableFiles.fsyncDirectory(directory);
         } catch (IOException | RuntimeException e) {
             try {
                 next.delete();

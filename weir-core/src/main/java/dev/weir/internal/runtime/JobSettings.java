@@ -3,7 +3,7 @@ package dev.weir.internal.runtime;
 import dev.weir.api.JobListener;
 import dev.weir.api.RestartStrategy;
 import dev.weir.api.checkpoint.CheckpointConfig;
-import dev.weir.internal.checkpoint.CheckpointStore;
+import dev.weir.internal.checkpoint.CheckpointStorage;
 import java.nio.file.Path;
 
 /**
@@ -23,7 +23,7 @@ import java.nio.file.Path;
 public record JobSettings(
         RuntimeConfig runtime,
         CheckpointConfig checkpoints,
-        CheckpointStore store,
+        CheckpointStorage store,
         RestartStrategy restartStrategy,
         JobListener listener,
         Path fromSavepoint,

@@ -15,6 +15,7 @@ import dev.weir.api.sink.IdempotentSink;
 import dev.weir.api.sink.Sink;
 import dev.weir.api.sink.TwoPhaseCommitSink;
 import dev.weir.api.time.WatermarkStrategy;
+import dev.weir.internal.checkpoint.CheckpointStorage;
 import dev.weir.internal.checkpoint.CheckpointStore;
 import dev.weir.internal.graph.Node;
 import dev.weir.internal.graph.Node.OperatorNode;
@@ -62,7 +63,7 @@ public final class LocalRunner implements Runner {
         List<Node> nodes = nodes(plan);
         boolean checkpointing = settings.checkpoints().mode() != CheckpointingMode.NONE;
         // Last: it locks the checkpoint directory, which the job releases when it ends.
-        CheckpointStore store =
+        CheckpointStorage store =
                 checkpointing
                         ? new CheckpointStore(
                                 settings.checkpoints().directory(),

@@ -3,8 +3,10 @@ package dev.weir.internal.runtime;
 import dev.weir.api.checkpoint.CheckpointingMode;
 import dev.weir.api.state.KeyedSection;
 import dev.weir.api.state.KeyedStateBackend;
+import dev.weir.api.testing.FaultPoint;
 import dev.weir.internal.checkpoint.TaskSnapshot;
 import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
+import dev.weir.internal.testhooks.FaultPoints;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -245,7 +247,7 @@ public final class Task {
 
     private void open() throws Exception {
         if (restore != TaskRestore.NONE) {
-            FaultPoints.reach("restore.started");
+            FaultPoints.reach(FaultPoint.RESTORE_STARTED);
         }
         for (int i = 0; i < operators.size(); i++) {
             OperatorContext context = contexts.get(i);
@@ -297,7 +299,7 @@ public final class Task {
             return true;
         }
         boolean progress = source.poll(sourceOutput, batchSize);
-        FaultPoints.reach("source.after-poll");
+        FaultPoints.reach(FaultPoint.SOURCE_AFTER_POLL);
         if (source.ended()) {
             endOfInput();
             return true;
@@ -377,7 +379,7 @@ public final class Task {
         long alignmentNanos = System.nanoTime() - alignment.startNanos();
         ControlEvent.Barrier barrier = new ControlEvent.Barrier(alignment.checkpointId(), false);
         alignment.reset();
-        FaultPoints.reach("barrier.aligned");
+        FaultPoints.reach(FaultPoint.BARRIER_ALIGNED);
         snapshotAndForward(barrier, alignmentNanos);
     }
 
