@@ -1,7 +1,6 @@
 package dev.weir.bench;
 
 import dev.weir.internal.io.DurableFiles;
-import dev.weir.internal.checkpoint.StateFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

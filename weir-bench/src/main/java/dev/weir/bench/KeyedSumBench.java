@@ -1,6 +1,5 @@
 package dev.weir.bench;
 
-import dev.weir.internal.io.DurableFiles;
 import dev.weir.api.DataStream;
 import dev.weir.api.JobResult;
 import dev.weir.api.Pipeline;
@@ -15,7 +14,7 @@ import dev.weir.api.sink.CountingSink;
 import dev.weir.api.sink.Sinks;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.Sources;
-import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.DurableFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,9 +1,8 @@
 package dev.weir.bench;
 
-import dev.weir.internal.io.DurableFiles;
 import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogOptions;
-import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.DurableFiles;
 import dev.weir.internal.log.PartitionLog;
 import dev.weir.internal.log.PartitionLogs;
 import dev.weir.internal.log.PartitionReader;

@@ -25,6 +25,7 @@ import dev.weir.internal.operators.FlatMapOperator;
 import dev.weir.internal.operators.IdempotentSinkOperator;
 import dev.weir.internal.operators.KeyedProcessOperator;
 import dev.weir.internal.operators.MapOperator;
+import dev.weir.internal.operators.OperatorFactory;
 import dev.weir.internal.operators.SinkOperator;
 import dev.weir.internal.operators.TimestampsOperator;
 import dev.weir.internal.operators.TwoPhaseCommitSinkOperator;
