@@ -90,7 +90,8 @@ public final class Execution {
                                 settings.listener(),
                                 statsSink,
                                 settings.localState(),
-                                cause -> fail(null, cause));
+                                cause -> fail(null, cause),
+                                settings.synchronousCheckpointIo());
         if (restored != null) {
             RestoreAssignment.validate(graph, restored, config, settings.allowNonRestoredState());
         }
@@ -457,6 +458,11 @@ public final class Execution {
         Thread thread = new Thread(worker, "weir-" + config.jobName() + "-" + name);
         thread.setDaemon(true);
         threads.add(thread);
+    }
+
+    /** The tasks, in graph order (for a job driven step by step). */
+    List<Task> tasks() {
+        return tasks;
     }
 
     boolean isStopping() {

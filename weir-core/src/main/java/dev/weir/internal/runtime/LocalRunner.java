@@ -83,7 +83,8 @@ public final class LocalRunner implements Runner {
                         RuntimeClock.SYSTEM,
                         settings.seed(),
                         settings.localRecovery() && checkpointing ? new LocalStateCache() : null,
-                        settings.stateBackend()));
+                        settings.stateBackend(),
+                        false));
     }
 
     /** The runtime's nodes for the plan's steps, in the same order (ids are positions). */
