@@ -8,6 +8,7 @@ import dev.weir.api.log.LogOptions;
 import dev.weir.internal.checkpoint.ByteArrayDataInput;
 import dev.weir.internal.checkpoint.ByteArrayDataOutput;
 import dev.weir.internal.io.DurableFiles;
+import dev.weir.internal.log.LogDirectory;
 import dev.weir.internal.log.PartitionLog;
 import dev.weir.internal.log.PartitionLogs;
 import dev.weir.internal.log.PartitionReader;
@@ -199,7 +200,7 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
     }
 
     private final class Writer implements TransactionalWriter<T, Committable> {
-        private final DurableLog log;
+        private final LogDirectory log;
         private final Path staging;
         private final int subtask;
         private final String job;
@@ -218,7 +219,7 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
             this.job = context.jobName();
             this.owner = context.sinkName();
             this.restoredCheckpointId = context.restoredCheckpointId();
-            this.log = DurableLog.open(logDir, LogOptions.defaults()); // holds the log's lock
+            this.log = LogDirectory.open(logDir, LogOptions.defaults()); // holds the log's lock
             try {
                 this.staging = Files.createDirectories(logDir.resolve(".staging").resolve(topic));
                 int count = log.partitions(topic);
