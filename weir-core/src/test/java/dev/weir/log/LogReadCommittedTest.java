@@ -176,4 +176,45 @@ class LogReadCommittedTest {
             assertThat(texts(log.read("t", 0, 0, Integer.MAX_VALUE))).isEqualTo(scanned);
         }
     }
+
+    @Test
+    void scanningOnAcrossSegmentsAndNewAppendsMissesAndRepeatsNothing() {
+        Path rolling = temp.resolve("rolling");
+        List<String> expected = new ArrayList<>();
+        List<String> seen = new ArrayList<>();
+        RecordScanner collect =
+                (offset, buffer, at, length) ->
+                        seen.add(new String(buffer, at, length, StandardCharsets.UTF_8));
+        try (DurableLog log =
+                DurableLog.open(rolling, LogOptions.defaults().withSegmentBytes(1024))) {
+            log.createTopic("t", 1);
+            long next = 0;
+            for (int round = 0; round <= 40; round++) { // the last one plain
+                List<byte[]> batch = new ArrayList<>();
+                for (int i = 0; i < round % 5 + 1; i++) {
+                    String text = "r" + round + "-" + i + "-" + "p".repeat(round * 3);
+                    batch.add(b(text));
+                    expected.add(text);
+                }
+                if (round % 3 == 0) {
+                    log.appendTransaction("t", 0, batch, round);
+                } else {
+                    log.append("t", 0, batch);
+                }
+                int max = round % 4 + 1;
+                for (long after; (after = log.scan("t", 0, next, max, collect)) > next; ) {
+                    next = after;
+                }
+                assertThat(seen).as("after round %d", round).isEqualTo(expected);
+            }
+            assertThat(next).isEqualTo(log.endOffset("t", 0));
+        }
+        assertThat(
+                        rolling.resolve("t")
+                                .resolve("0")
+                                .toFile()
+                                .list((d, name) -> name.endsWith(".log")))
+                .as("the scans crossed segments")
+                .hasSizeGreaterThan(3);
+    }
 }

@@ -46,6 +46,15 @@ public final class LogDirectory implements AutoCloseable {
     private final Map<String, PartitionLog[]> topics = new HashMap<>();
     private boolean closed;
 
+    /**
+     * The reader the last scan stopped with, so that a scan going on from where the last one
+     * stopped (a loop over a partition) goes on reading instead of seeking and filling a new
+     * buffer. One per handle, since a reader holds a 1 MiB buffer; taken by one scan at a time.
+     */
+    private IdleReader idle;
+
+    private record IdleReader(PartitionLog log, PartitionReader reader) {}
+
     private LogDirectory(Path directory, Path root, LogOptions options, boolean writable) {
         this.directory = directory;
         this.root = root;
@@ -286,16 +295,46 @@ public final class LogDirectory implements AutoCloseable {
      */
     public long scan(String topic, int partition, long offset, int max, RecordScanner scanner) {
         CommittedScan committed = new CommittedScan(scanner, max, offset);
+        PartitionLog log = partition(topic, partition);
         try {
-            PartitionReader reader = PartitionLogs.reader(partition(topic, partition), offset);
+            PartitionReader reader = takeReader(log, offset);
             while (!committed.full()
                     && reader.read(committed, Math.min(4096, max - committed.delivered())) > 0) {
                 // the visitor hands on
+            }
+            if (reader.position() == committed.next()) {
+                keepReader(log, reader);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return committed.next();
+    }
+
+    /**
+     * The idle reader if it stopped at {@code offset} of {@code log}, else a new one seeking there.
+     * A reader stopped where its scan's {@link CommittedScan#next()} is has just handed on a plain
+     * record, so no transaction was open: going on with it reads what a new reader would.
+     */
+    private PartitionReader takeReader(PartitionLog log, long offset) throws IOException {
+        IdleReader last;
+        synchronized (this) {
+            last = idle;
+            idle = null;
+        }
+        if (last != null
+                && last.log() == log
+                && last.reader().position() == offset
+                && offset >= log.startOffset()) { // else retention deleted its segment: seek
+            return last.reader();
+        }
+        return PartitionLogs.reader(log, offset);
+    }
+
+    private synchronized void keepReader(PartitionLog log, PartitionReader reader) {
+        if (!closed) {
+            idle = new IdleReader(log, reader);
+        }
     }
 
     /** Up to {@code max} records from {@code offset} on as stored, markers included. */
@@ -368,6 +407,7 @@ public final class LogDirectory implements AutoCloseable {
                 }
             }
             topics.clear();
+            idle = null;
         } finally {
             if (writable) {
                 PartitionLogs.unlockForWriting(root);
