@@ -14,15 +14,17 @@ import dev.weir.api.sink.CountingSink;
 import dev.weir.api.sink.Sinks;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.Sources;
-import dev.weir.internal.io.DurableFiles;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -120,7 +122,7 @@ public final class KeyedSumBench implements Callable<Integer> {
         if (failRecord == 0 && job.sinkKind.equals("file")) {
             OutputCheck.expectLines(dir.resolve("out"), job.n);
         }
-        DurableFiles.deleteRecursively(dir);
+        deleteRecursively(dir);
         if (failRecord == 0 && job.sinkKind.equals("discard") && sink.count() != job.n) {
             throw new IllegalStateException(
                     "expected " + job.n + " updates, sink saw " + sink.count());
@@ -257,5 +259,17 @@ public final class KeyedSumBench implements Callable<Integer> {
         }
         int index = (int) Math.ceil(percent / 100.0 * sorted.length) - 1;
         return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    /** Deletes {@code path}: a file, or a directory with everything under it; absent is fine. */
+    static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(path)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }

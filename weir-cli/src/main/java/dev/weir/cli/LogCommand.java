@@ -131,7 +131,7 @@ public final class LogCommand implements Callable<Integer> {
                     BufferedReader in =
                             new BufferedReader(
                                     new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                log.partition(topic, partition); // name, topic and partition checked first
+                log.checkPartition(topic, partition); // before any input is read
                 List<byte[]> records = new ArrayList<>();
                 String line;
                 while ((line = in.readLine()) != null) {

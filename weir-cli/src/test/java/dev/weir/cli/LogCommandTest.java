@@ -81,9 +81,9 @@ class LogCommandTest {
                 DurableLog.open(live, LogOptions.defaults().withFsync(FsyncPolicy.NEVER))) {
             durable.createTopic("events", 1);
             durable.append("events", 0, List.of(bytes("plain")));
-            durable.partition("events", 0).appendTransaction(List.of(bytes("x"), bytes("y")), 7);
+            durable.appendTransaction("events", 0, List.of(bytes("x"), bytes("y")), 7);
             durable.flush();
-            durable.partition("events", 0).appendTransaction(List.of(bytes("lost")), 8);
+            durable.appendTransaction("events", 0, List.of(bytes("lost")), 8);
             copyTree(live, log); // a crash before transaction 8 was forced ...
         }
         Path segment = log.resolve("events").resolve("0").resolve(String.format("%020d.log", 0));

@@ -7,6 +7,7 @@ import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogOptions;
 import dev.weir.api.log.LogRecord;
 import dev.weir.internal.io.DirectoryLock;
+import dev.weir.internal.log.LogDirectory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,8 +33,8 @@ class LogDirectoryLockTest {
 
     @Test
     void twoHandlesInOneJvmShareTheLockAndThePartitions() {
-        DurableLog a = DurableLog.open(dir, LogOptions.defaults());
-        DurableLog b = DurableLog.open(dir, LogOptions.defaults());
+        LogDirectory a = LogDirectory.open(dir, LogOptions.defaults());
+        LogDirectory b = LogDirectory.open(dir, LogOptions.defaults());
         a.createTopic("t", 1);
         assertThat(a.append("t", 0, List.of(new byte[] {1}))).isZero();
         assertThat(b.append("t", 0, List.of(new byte[] {2}))).isEqualTo(1);

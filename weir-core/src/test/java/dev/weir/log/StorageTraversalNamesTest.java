@@ -88,7 +88,10 @@ class StorageTraversalNamesTest {
         lookups.add(l -> l.hasTopic(name));
         lookups.add(l -> l.endOffset(name, 0));
         lookups.add(l -> l.startOffset(name, 0));
-        lookups.add(l -> l.partition(name, 0));
+        lookups.add(l -> l.checkPartition(name, 0));
+        lookups.add(l -> l.appendTransaction(name, 0, List.of(new byte[] {1}), 1));
+        lookups.add(l -> l.scan(name, 0, 0, 10, (offset, buffer, at, length) -> {}));
+        lookups.add(l -> l.readUncommitted(name, 0, 0, 10));
         try (DurableLog b = DurableLog.open(log, LogOptions.defaults())) {
             for (Consumer<DurableLog> lookup : lookups) {
                 assertThatThrownBy(() -> lookup.accept(b))

@@ -61,7 +61,7 @@ class LogSinkConformanceTest extends ExactlyOnceSinkConformance {
             log.createTopic("t", 1);
             log.append("t", 0, List.of(Codecs.STRING.toBytes("plain")));
             log.flush();
-            log.partition("t", 0).appendTransaction(batch, 42);
+            log.appendTransaction("t", 0, batch, 42);
             copyTree(live, dir); // a power cut before the transaction was forced: a crash image
         }
         Path segment = dir.resolve("t").resolve("0").resolve(String.format("%020d.log", 0));
@@ -71,7 +71,7 @@ class LogSinkConformanceTest extends ExactlyOnceSinkConformance {
         assertThat(readTopic(dir)).containsExactly("plain");
 
         try (DurableLog log = DurableLog.open(dir, LogOptions.defaults())) {
-            log.partition("t", 0).appendTransaction(batch, 42);
+            log.appendTransaction("t", 0, batch, 42);
             assertThat(log.endOffset("t", 0)).isEqualTo(1 + 4 + 5);
         }
         assertThat(readTopic(dir)).containsExactly("plain", "a", "b", "c");

@@ -1,11 +1,10 @@
 package dev.weir.api.sink;
 
 import dev.weir.api.codec.Codec;
-import dev.weir.internal.io.DurableFiles;
+import dev.weir.internal.connectors.WriteAheadSinkWriter;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -76,59 +75,7 @@ public abstract class WriteAheadSink<T> implements TwoPhaseCommitSink<T, WriteAh
             throws IOException {
         Path dir = Files.createDirectories(Path.of(progressDirectory));
         Path progress = dir.resolve(context.sinkName() + "-" + context.subtaskIndex() + ".sent");
-        return new TransactionalWriter<>() {
-            private List<T> buffer = new ArrayList<>();
-            private long lastSent = readProgress(progress);
-
-            @Override
-            public void write(T record) {
-                buffer.add(record);
-            }
-
-            @Override
-            public Batch<T> prepareCommit(long checkpointId) {
-                if (buffer.isEmpty()) {
-                    return null;
-                }
-                Batch<T> batch = new Batch<>(checkpointId, buffer);
-                buffer = new ArrayList<>();
-                return batch;
-            }
-
-            @Override
-            public void commit(Batch<T> batch) throws Exception {
-                if (batch.checkpointId() <= lastSent) {
-                    return;
-                }
-                send(batch.records(), batch.checkpointId(), context);
-                DurableFiles.writeAtomically(
-                        progress,
-                        Long.toString(batch.checkpointId()).getBytes(StandardCharsets.UTF_8));
-                lastSent = batch.checkpointId();
-            }
-
-            @Override
-            public void recoverOwned(List<Batch<T>> committed, int subtask, int parallelism) {
-                // Nothing leaves the process before commit: there is nothing to abort.
-            }
-        };
-    }
-
-    private static long readProgress(Path progress) throws IOException {
-        if (!Files.exists(progress)) {
-            return Long.MIN_VALUE;
-        }
-        String text = Files.readString(progress, StandardCharsets.UTF_8).trim();
-        try {
-            return Long.parseLong(text);
-        } catch (NumberFormatException e) {
-            throw new IOException(
-                    "write-ahead sink progress file "
-                            + progress
-                            + " is damaged ('"
-                            + text
-                            + "'); restore it or delete it to resend",
-                    e);
-        }
+        return new WriteAheadSinkWriter<>(
+                progress, (records, checkpointId) -> send(records, checkpointId, context));
     }
 }

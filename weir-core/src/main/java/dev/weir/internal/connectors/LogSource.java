@@ -9,6 +9,7 @@ import dev.weir.api.source.Source;
 import dev.weir.api.source.SourceContext;
 import dev.weir.api.source.SourceReader;
 import dev.weir.internal.io.ByteArrayDataInput;
+import dev.weir.internal.log.LogDirectory;
 import dev.weir.internal.log.PartitionLog;
 import dev.weir.internal.log.PartitionLogs;
 import dev.weir.internal.log.PartitionReader;
@@ -34,7 +35,7 @@ public final class LogSource<T> implements Source<T> {
 
     public LogSource(
             Path directory, String topic, Codec<T> codec, boolean bounded, LogOptions options) {
-        DurableLog.checkTopicName(topic);
+        LogDirectory.checkTopicName(topic);
         this.directory = directory.toString();
         this.topic = topic;
         this.codec = codec;
@@ -55,7 +56,7 @@ public final class LogSource<T> implements Source<T> {
     @Override
     public List<String> splits(int parallelism) {
         int partitions;
-        try (DurableLog log = DurableLog.openReadOnly(Path.of(directory), options)) {
+        try (LogDirectory log = LogDirectory.openReadOnly(Path.of(directory), options)) {
             partitions = log.partitions(topic);
         }
         List<String> splits = new ArrayList<>();
