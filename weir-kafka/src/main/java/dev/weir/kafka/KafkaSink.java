@@ -305,6 +305,11 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
     }
 
     @Override
+    public String transactionTimeoutSetting() {
+        return "the producer's transaction.timeout.ms, set with KafkaSink.transactionTimeout";
+    }
+
+    @Override
     public Codec<KafkaCommittable> committableCodec() {
         return new KafkaCommittable.CommittableCodec();
     }

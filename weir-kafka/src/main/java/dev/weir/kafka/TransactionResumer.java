@@ -115,7 +115,9 @@ final class TransactionResumer {
 
     private static Object transactionManager(KafkaProducer<?, ?> producer) {
         Object manager = getDeclared(KafkaProducer.class, producer, "transactionManager");
-        if (manager == null) {
+        if (manager == null
+                || !((org.apache.kafka.clients.producer.internals.TransactionManager) manager)
+                        .isTransactional()) {
             throw new IllegalArgumentException("the producer is not transactional");
         }
         return manager;

@@ -129,9 +129,51 @@ final class TestKafka {
         }
     }
 
-    /** Every record of {@code topic} a {@code read_committed} consumer sees now, as UTF-8. */
+    /**
+     * Every committed record of {@code topic}, as UTF-8, once no transaction holds the topic back
+     * (commit markers are written after {@code commitTransaction} returns), or after 15 s what a
+     * {@code read_committed} consumer sees then.
+     */
     static List<String> readCommitted(String topic) {
+        awaitStable(bootstrap(), topic, Duration.ofSeconds(15));
         return read(bootstrap(), topic, true);
+    }
+
+    /** What a {@code read_committed} consumer of {@code topic} sees at once. */
+    static List<String> readCommittedNow(String topic) {
+        return read(bootstrap(), topic, true);
+    }
+
+    /**
+     * Waits until every partition's last stable offset reached its end (no open transaction and no
+     * commit marker in flight), at most {@code timeout}; returns whether it did.
+     */
+    static boolean awaitStable(String bootstrap, String topic, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        do {
+            if (endOffsets(bootstrap, topic, true).equals(endOffsets(bootstrap, topic, false))) {
+                return true;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000_000);
+        } while (System.nanoTime() < deadline);
+        return false;
+    }
+
+    static Map<TopicPartition, Long> endOffsets(String bootstrap, String topic, boolean committed) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        props.put(
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                committed ? "read_committed" : "read_uncommitted");
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (PartitionInfo info : consumer.partitionsFor(topic, Duration.ofSeconds(30))) {
+                partitions.add(new TopicPartition(topic, info.partition()));
+            }
+            return consumer.endOffsets(partitions, Duration.ofSeconds(30));
+        }
     }
 
     /** Like {@link #readCommitted} with the isolation level chosen. */
