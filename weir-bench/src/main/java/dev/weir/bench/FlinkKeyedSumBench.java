@@ -1,6 +1,6 @@
 package dev.weir.bench;
 
-import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.DurableFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -118,7 +118,7 @@ public final class FlinkKeyedSumBench implements Callable<Integer> {
         if (job.failAt == 0 && job.sinkKind.equals("file")) {
             OutputCheck.expectLines(out, job.n);
         }
-        StateFiles.deleteRecursively(dir);
+        DurableFiles.deleteRecursively(dir);
         StringBuilder line = new StringBuilder(job.resultLine("flink", "", seconds));
         if (job.failAt > 0) {
             line.append(

@@ -14,7 +14,7 @@ import dev.weir.api.sink.CountingSink;
 import dev.weir.api.sink.Sinks;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.Sources;
-import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.DurableFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -120,7 +120,7 @@ public final class KeyedSumBench implements Callable<Integer> {
         if (failRecord == 0 && job.sinkKind.equals("file")) {
             OutputCheck.expectLines(dir.resolve("out"), job.n);
         }
-        StateFiles.deleteRecursively(dir);
+        DurableFiles.deleteRecursively(dir);
         if (failRecord == 0 && job.sinkKind.equals("discard") && sink.count() != job.n) {
             throw new IllegalStateException(
                     "expected " + job.n + " updates, sink saw " + sink.count());

@@ -2,7 +2,7 @@ package dev.weir.bench;
 
 import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogOptions;
-import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.DurableFiles;
 import dev.weir.internal.log.PartitionLog;
 import dev.weir.internal.log.PartitionLogs;
 import dev.weir.internal.log.PartitionReader;
@@ -64,7 +64,7 @@ public final class LogBench implements Callable<Integer> {
             }
             print("read", readSeconds);
         } finally {
-            StateFiles.deleteRecursively(dir);
+            DurableFiles.deleteRecursively(dir);
         }
         return 0;
     }

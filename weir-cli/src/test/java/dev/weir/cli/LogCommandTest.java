@@ -2,12 +2,21 @@ package dev.weir.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.weir.api.log.DurableLog;
+import dev.weir.api.log.LogOptions;
+import dev.weir.api.log.LogOptions.FsyncPolicy;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -16,19 +25,30 @@ class LogCommandTest {
     @TempDir Path dir;
 
     String run(String stdin, String... args) {
+        String[] outAndErr = run(0, stdin, args);
+        return outAndErr[0];
+    }
+
+    /** Runs the command expecting {@code status}; returns standard output and standard error. */
+    String[] run(int status, String stdin, String... args) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        ByteArrayOutputStream errors = new ByteArrayOutputStream();
         InputStream originalIn = System.in;
         PrintStream originalOut = System.out;
+        PrintStream originalErr = System.err;
         try {
             System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
             System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
-            int status = new CommandLine(new WeirCli()).execute(args);
-            assertThat(status).isZero();
+            System.setErr(new PrintStream(errors, true, StandardCharsets.UTF_8));
+            assertThat(new CommandLine(new WeirCli()).execute(args)).isEqualTo(status);
         } finally {
             System.setIn(originalIn);
             System.setOut(originalOut);
+            System.setErr(originalErr);
         }
-        return bytes.toString(StandardCharsets.UTF_8);
+        return new String[] {
+            bytes.toString(StandardCharsets.UTF_8), errors.toString(StandardCharsets.UTF_8)
+        };
     }
 
     @Test
@@ -51,5 +71,80 @@ class LogCommandTest {
                 .isEqualTo("1\tbeta\n2\tgamma\n");
         assertThat(run("", "log", "--dir", d, "offsets", "events"))
                 .isEqualTo("events-0 start=0 end=0\nevents-1 start=0 end=3\n");
+    }
+
+    @Test
+    void tailPrintsCommittedRecordsOnlyAndMarkersOnRequest() throws Exception {
+        Path live = dir.resolve("live");
+        Path log = dir.resolve("log");
+        try (DurableLog durable =
+                DurableLog.open(live, LogOptions.defaults().withFsync(FsyncPolicy.NEVER))) {
+            durable.createTopic("events", 1);
+            durable.append("events", 0, List.of(bytes("plain")));
+            durable.partition("events", 0).appendTransaction(List.of(bytes("x"), bytes("y")), 7);
+            durable.flush();
+            durable.partition("events", 0).appendTransaction(List.of(bytes("lost")), 8);
+            copyTree(live, log); // a crash before transaction 8 was forced ...
+        }
+        Path segment = log.resolve("events").resolve("0").resolve(String.format("%020d.log", 0));
+        try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
+            file.setLength(file.length() - 5); // ... tore its COMMIT
+        }
+        // The next writer's open recovers the partition; until then a reader (tail takes no lock)
+        // shows only what was forced.
+        try (DurableLog writer = DurableLog.open(log, LogOptions.defaults())) {
+            assertThat(writer.endOffset("events", 0)).isEqualTo(7);
+        }
+        String d = log.toString();
+        assertThat(run("", "log", "--dir", d, "tail", "events", "--from", "0"))
+                .isEqualTo("0\tplain\n2\tx\n3\ty\n");
+        assertThat(run("", "log", "--dir", d, "tail", "events", "--from", "0", "--show-markers"))
+                .isEqualTo(
+                        "0\tplain\n"
+                                + "1\t[BEGIN transaction 7]\n"
+                                + "2\tx\n"
+                                + "3\ty\n"
+                                + "4\t[COMMIT transaction 7]\n"
+                                + "5\t[BEGIN transaction 8]\n"
+                                + "6\t[uncommitted, transaction 8]\tlost\n");
+    }
+
+    @Test
+    void aTopicNameThatLeavesTheLogDirectoryIsRefused() {
+        Path a = dir.resolve("A");
+        Path b = dir.resolve("B");
+        run("", "log", "--dir", a.toString(), "create", "victim");
+        run("kept\n", "log", "--dir", a.toString(), "append", "victim");
+        run("", "log", "--dir", b.toString(), "create", "t");
+        for (String name : List.of("../A/victim", "..", ".", "/tmp/x", "a/b")) {
+            String[] outAndErr = run(1, "evil\n", "log", "--dir", b.toString(), "append", name);
+            assertThat(outAndErr[1]).startsWith("weir log: topic name").contains("not allowed");
+            assertThat(run(1, "", "log", "--dir", b.toString(), "append", name)[1])
+                    .as("refused before any input is read")
+                    .contains("not allowed");
+            assertThat(run(1, "", "log", "--dir", b.toString(), "create", name)[1])
+                    .contains("not allowed");
+            assertThat(run(1, "", "log", "--dir", b.toString(), "tail", name)[1])
+                    .contains("not allowed");
+        }
+        assertThat(run("", "log", "--dir", a.toString(), "tail", "victim")).isEqualTo("0\tkept\n");
+        assertThat(dir.resolve("x")).doesNotExist();
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(from)) {
+            for (Path path : paths.toList()) {
+                Path target = to.resolve(from.relativize(path).toString());
+                if (Files.isDirectory(path)) {
+                    Files.createDirectories(target);
+                } else if (!path.getFileName().toString().equals(".lock")) {
+                    Files.copy(path, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
     }
 }

@@ -4,19 +4,8 @@ import dev.weir.api.function.FilterFunction;
 import dev.weir.api.function.FlatMapFunction;
 import dev.weir.api.function.KeySelector;
 import dev.weir.api.function.MapFunction;
-import dev.weir.api.sink.IdempotentSink;
 import dev.weir.api.sink.Sink;
-import dev.weir.api.sink.TwoPhaseCommitSink;
-import dev.weir.internal.graph.Node;
-import dev.weir.internal.graph.Node.OperatorNode;
-import dev.weir.internal.graph.Node.Partitioning;
-import dev.weir.internal.operators.FilterOperator;
-import dev.weir.internal.operators.FlatMapOperator;
-import dev.weir.internal.operators.IdempotentSinkOperator;
-import dev.weir.internal.operators.MapOperator;
-import dev.weir.internal.operators.SinkOperator;
-import dev.weir.internal.operators.TwoPhaseCommitSinkOperator;
-import dev.weir.internal.runtime.OperatorFactory;
+import dev.weir.api.time.WatermarkStrategy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -32,54 +21,77 @@ import java.util.Objects;
  */
 public class DataStream<T> {
     final Pipeline pipeline;
-    final Node node;
+    final StepBuilder step;
 
-    DataStream(Pipeline pipeline, Node node) {
+    DataStream(Pipeline pipeline, StepBuilder step) {
         this.pipeline = pipeline;
-        this.node = node;
+        this.step = step;
     }
 
     /** Sets the number of subtasks of the step that produced this stream. */
     public DataStream<T> parallelism(int parallelism) {
-        if (node instanceof Node.UnionNode) {
+        if (step.isVirtual()) {
             throw new IllegalArgumentException(
-                    "a union has no parallelism of its own; set it on the step after the union");
+                    "a union or side output has no parallelism of its own; set it on the step"
+                            + " after it");
         }
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
         }
-        node.parallelism(parallelism);
+        step.parallelism = parallelism;
         return this;
     }
 
     /** Renames the step that produced this stream (names must be unique in the pipeline). */
     public DataStream<T> name(String name) {
-        node.name(pipeline.claimName(name));
+        step.name = pipeline.claimName(name);
+        return this;
+    }
+
+    /**
+     * Declares that the step that produced this stream may block its thread for long (a call to a
+     * remote service, a throttle): its subtasks then run on threads of their own, so they never
+     * hold up other steps or a checkpoint barrier behind them. Steps that only compute need not.
+     */
+    public DataStream<T> blocking() {
+        if (step.isVirtual() || step.kind == StepBuilder.Kind.SOURCE) {
+            throw new IllegalArgumentException(
+                    "only map, filter, flatMap and process steps can be marked blocking; a sink"
+                            + " says so itself (Sink.isBlocking)");
+        }
+        step.blocking = true;
         return this;
     }
 
     /** Applies {@code function} to each record. */
-    @SuppressWarnings("unchecked")
     public <R> DataStream<R> map(MapFunction<? super T, ? extends R> function) {
         Objects.requireNonNull(function, "function");
-        MapFunction<Object, Object> f = (MapFunction<Object, Object>) function;
-        return forward("map", () -> new MapOperator(f));
+        return forward("map", StepBuilder.Kind.MAP, function);
     }
 
     /** Keeps the records for which {@code function} returns true. */
-    @SuppressWarnings("unchecked")
     public DataStream<T> filter(FilterFunction<? super T> function) {
         Objects.requireNonNull(function, "function");
-        FilterFunction<Object> f = (FilterFunction<Object>) function;
-        return forward("filter", () -> new FilterOperator(f));
+        return forward("filter", StepBuilder.Kind.FILTER, function);
     }
 
     /** Replaces each record by the zero or more records {@code function} emits. */
-    @SuppressWarnings("unchecked")
     public <R> DataStream<R> flatMap(FlatMapFunction<? super T, R> function) {
         Objects.requireNonNull(function, "function");
-        FlatMapFunction<Object, Object> f = (FlatMapFunction<Object, Object>) function;
-        return forward("flatMap", () -> new FlatMapOperator(f));
+        return forward("flatMap", StepBuilder.Kind.FLAT_MAP, function);
+    }
+
+    /**
+     * Gives the records event time: {@code strategy}'s timestamp assigner sets each record's
+     * timestamp, and its watermark generator says how far event time has advanced (emitted on its
+     * events and every {@link Pipeline#autoWatermarkInterval}). Steps after this one see the
+     * timestamps ({@code Context.timestamp()} in a keyed process function) and fire event-time
+     * timers by the watermark; the edges of the pipeline then carry a timestamp column. Watermarks
+     * from before this step are replaced by its own.
+     */
+    public DataStream<T> assignTimestampsAndWatermarks(WatermarkStrategy<T> strategy) {
+        Objects.requireNonNull(strategy, "strategy");
+        return forward("timestamps", StepBuilder.Kind.TIMESTAMPS, strategy);
     }
 
     /**
@@ -88,23 +100,52 @@ public class DataStream<T> {
      */
     public <K> KeyedStream<K, T> keyBy(KeySelector<? super T, K> keySelector) {
         Objects.requireNonNull(keySelector, "keySelector");
-        return new KeyedStream<>(pipeline, node, keySelector);
+        return new KeyedStream<>(pipeline, step, keySelector);
+    }
+
+    /**
+     * The side output {@code tag} of the step that produced this stream (a keyed process function
+     * emits into it with {@code context.output(tag, value)}).
+     */
+    public <X> DataStream<X> sideOutput(OutputTag<X> tag) {
+        Objects.requireNonNull(tag, "tag");
+        if (step.kind != StepBuilder.Kind.KEYED_PROCESS) {
+            throw new IllegalArgumentException(
+                    "step '"
+                            + step.name
+                            + "' has no side outputs; take them from the stream a process step"
+                            + " returns");
+        }
+        StepBuilder side =
+                pipeline.add(
+                        pipeline.autoName("side-" + tag.id()),
+                        StepBuilder.Kind.SIDE_OUTPUT,
+                        List.of(step),
+                        null,
+                        null,
+                        tag);
+        return new DataStream<>(pipeline, side);
     }
 
     /** Merges this stream with {@code others} of the same type. */
     @SafeVarargs
     public final DataStream<T> union(DataStream<T>... others) {
-        List<Node> inputs = new ArrayList<>();
-        inputs.add(node);
+        List<StepBuilder> inputs = new ArrayList<>();
+        inputs.add(step);
         for (DataStream<T> other : others) {
             if (other.pipeline != pipeline) {
                 throw new IllegalArgumentException("cannot union streams of different pipelines");
             }
-            inputs.add(other.node);
+            inputs.add(other.step);
         }
-        Node.UnionNode union =
-                new Node.UnionNode(pipeline.nextId(), pipeline.autoName("union"), inputs);
-        pipeline.add(union);
+        StepBuilder union =
+                pipeline.add(
+                        pipeline.autoName("union"),
+                        StepBuilder.Kind.UNION,
+                        inputs,
+                        null,
+                        null,
+                        null);
         return new DataStream<>(pipeline, union);
     }
 
@@ -112,62 +153,41 @@ public class DataStream<T> {
      * Writes every record to {@code sink}, which is called {@code name}; runs at this stream's
      * parallelism unless changed on the returned handle.
      */
-    @SuppressWarnings("unchecked")
     public SinkHandle sink(String name, Sink<? super T> sink) {
         Objects.requireNonNull(sink, "sink");
-        Sink<Object> s = (Sink<Object>) sink;
-        OperatorFactory factory;
-        if (s instanceof TwoPhaseCommitSink<?, ?> twoPhase) {
-            TwoPhaseCommitSink<Object, Object> t = (TwoPhaseCommitSink<Object, Object>) twoPhase;
-            factory = () -> new TwoPhaseCommitSinkOperator(t);
-        } else if (s instanceof IdempotentSink<?, ?> idempotent) {
-            IdempotentSink<Object, Object> i = (IdempotentSink<Object, Object>) idempotent;
-            factory = () -> new IdempotentSinkOperator(i);
-        } else {
-            factory = () -> new SinkOperator(s);
-        }
-        OperatorNode sinkNode =
-                new OperatorNode(
-                        pipeline.nextId(),
+        StepBuilder sinkStep =
+                pipeline.add(
                         pipeline.claimName(name),
-                        node,
-                        Partitioning.FORWARD,
+                        StepBuilder.Kind.SINK,
+                        List.of(step),
+                        sink,
                         null,
-                        factory,
-                        s);
-        inheritParallelism(sinkNode);
-        pipeline.add(sinkNode);
-        return new SinkHandle(sinkNode);
+                        null);
+        inheritParallelism(sinkStep);
+        return new SinkHandle(sinkStep);
     }
 
-    private <R> DataStream<R> forward(String kind, OperatorFactory factory) {
-        OperatorNode next =
-                new OperatorNode(
-                        pipeline.nextId(),
-                        pipeline.autoName(kind),
-                        node,
-                        Partitioning.FORWARD,
-                        null,
-                        factory,
-                        null);
+    private <R> DataStream<R> forward(String kindName, StepBuilder.Kind kind, Object function) {
+        StepBuilder next =
+                pipeline.add(
+                        pipeline.autoName(kindName), kind, List.of(step), function, null, null);
         inheritParallelism(next);
-        pipeline.add(next);
         return new DataStream<>(pipeline, next);
     }
 
     /** Forward steps default to their input's parallelism, so chains form without extra calls. */
-    void inheritParallelism(OperatorNode next) {
-        if (!(node instanceof Node.UnionNode)) {
-            next.parallelism(node.parallelism());
+    void inheritParallelism(StepBuilder next) {
+        if (step.kind != StepBuilder.Kind.UNION) {
+            next.parallelism = step.parallelismForNext();
         }
     }
 
     /** Changes a sink after it was added. */
     public static final class SinkHandle {
-        private final OperatorNode node;
+        private final StepBuilder step;
 
-        SinkHandle(OperatorNode node) {
-            this.node = node;
+        SinkHandle(StepBuilder step) {
+            this.step = step;
         }
 
         /** Sets the number of sink subtasks. */
@@ -175,7 +195,7 @@ public class DataStream<T> {
             if (parallelism < 1) {
                 throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
             }
-            node.parallelism(parallelism);
+            step.parallelism = parallelism;
             return this;
         }
     }

@@ -8,12 +8,8 @@ import dev.weir.api.function.KeySelector;
 import dev.weir.api.function.KeyedProcessFunction;
 import dev.weir.api.function.ReduceFunction;
 import dev.weir.api.function.ValueProcessFunction;
-import dev.weir.api.state.KeyedStateStore;
 import dev.weir.api.state.ValueState;
-import dev.weir.internal.graph.Node;
-import dev.weir.internal.graph.Node.OperatorNode;
-import dev.weir.internal.graph.Node.Partitioning;
-import dev.weir.internal.operators.KeyedProcessOperator;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -25,10 +21,10 @@ import java.util.Objects;
  */
 public final class KeyedStream<K, T> {
     private final Pipeline pipeline;
-    private final Node input;
+    private final StepBuilder input;
     private final KeySelector<? super T, K> keySelector;
 
-    KeyedStream(Pipeline pipeline, Node input, KeySelector<? super T, K> keySelector) {
+    KeyedStream(Pipeline pipeline, StepBuilder input, KeySelector<? super T, K> keySelector) {
         this.pipeline = pipeline;
         this.input = input;
         this.keySelector = keySelector;
@@ -39,24 +35,18 @@ public final class KeyedStream<K, T> {
      * declares its state in {@code open}. {@code name} identifies the state in checkpoints and must
      * be unique in the pipeline.
      */
-    @SuppressWarnings("unchecked")
     public <R> DataStream<R> process(
             String name, FunctionFactory<? extends KeyedProcessFunction<K, ? super T, R>> factory) {
         Objects.requireNonNull(factory, "factory");
-        KeySelector<Object, Object> selector = (KeySelector<Object, Object>) keySelector;
-        FunctionFactory<KeyedProcessFunction<Object, Object, Object>> f =
-                (FunctionFactory<KeyedProcessFunction<Object, Object, Object>>) (Object) factory;
-        OperatorNode node =
-                new OperatorNode(
-                        pipeline.nextId(),
+        StepBuilder step =
+                pipeline.add(
                         pipeline.claimName(name),
-                        input,
-                        Partitioning.KEYED,
-                        selector,
-                        () -> new KeyedProcessOperator(selector, f),
+                        StepBuilder.Kind.KEYED_PROCESS,
+                        List.of(input),
+                        factory,
+                        keySelector,
                         null);
-        pipeline.add(node);
-        return new DataStream<>(pipeline, node);
+        return new DataStream<>(pipeline, step);
     }
 
     /**
@@ -104,13 +94,13 @@ public final class KeyedStream<K, T> {
         }
 
         @Override
-        public void open(KeyedStateStore states) {
-            state = states.valueState("value", codec);
+        public void open(OpenContext context) {
+            state = context.states().valueState("value", codec);
         }
 
         @Override
-        public void process(K key, T value, Collector<R> out) throws Exception {
-            function.process(key, value, state, out);
+        public void process(T value, Context<K, R> context, Collector<R> out) throws Exception {
+            function.process(context.key(), value, state, out);
         }
     }
 }

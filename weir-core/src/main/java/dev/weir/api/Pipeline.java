@@ -2,14 +2,16 @@ package dev.weir.api;
 
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointingMode;
+import dev.weir.api.function.KeySelector;
+import dev.weir.api.plan.PipelinePlan;
+import dev.weir.api.plan.Runner;
+import dev.weir.api.plan.Step;
 import dev.weir.api.sink.Sink;
 import dev.weir.api.sink.TwoPhaseCommitSink;
 import dev.weir.api.source.Source;
-import dev.weir.internal.checkpoint.CheckpointStore;
-import dev.weir.internal.graph.Node;
-import dev.weir.internal.runtime.JobSettings;
-import dev.weir.internal.runtime.LocalJob;
-import dev.weir.internal.runtime.RuntimeConfig;
+import dev.weir.api.state.KeyedStateBackendFactory;
+import dev.weir.api.state.StateBackends;
+import dev.weir.internal.runtime.LocalRunner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,13 +46,14 @@ import org.slf4j.LoggerFactory;
 public final class Pipeline {
     private static final Logger LOG = LoggerFactory.getLogger(Pipeline.class);
     private final String name;
-    private final List<Node> nodes = new ArrayList<>();
+    private final List<StepBuilder> steps = new ArrayList<>();
     private final Set<String> names = new HashSet<>();
     private int parallelism = 1;
     private int maxParallelism = 128;
     private int batchSize = 1024;
     private int channelCapacityBatches = 64;
     private long channelCapacityBytes;
+    private long autoWatermarkMillis = 200;
     private int workerThreads = Runtime.getRuntime().availableProcessors();
     private long maxIdleParkNanos = 200_000;
     private CheckpointConfig checkpoints = CheckpointConfig.none();
@@ -61,6 +64,7 @@ public final class Pipeline {
     private long seed = 42;
     private boolean localRecovery = true;
     private Guarantee required;
+    private KeyedStateBackendFactory stateBackend = StateBackends.heap();
 
     private Pipeline(String name) {
         this.name = validName(name, "pipeline");
@@ -109,6 +113,16 @@ public final class Pipeline {
      */
     public Pipeline channelCapacityBytes(long bytes) {
         this.channelCapacityBytes = bytes;
+        return this;
+    }
+
+    /**
+     * How often steps that assign timestamps ({@link DataStream#assignTimestampsAndWatermarks}) ask
+     * their watermark generator for a watermark (default 200 ms; zero: only when the generator
+     * emits on its own, and at the end of input).
+     */
+    public Pipeline autoWatermarkInterval(Duration interval) {
+        this.autoWatermarkMillis = interval.toMillis();
         return this;
     }
 
@@ -166,6 +180,15 @@ public final class Pipeline {
         return this;
     }
 
+    /**
+     * Where keyed steps keep their state (default {@link StateBackends#heap()}). A checkpoint can
+     * only be restored by the backend that wrote it.
+     */
+    public Pipeline stateBackend(KeyedStateBackendFactory backend) {
+        this.stateBackend = Objects.requireNonNull(backend, "backend");
+        return this;
+    }
+
     /** Seeds the randomness of the runtime (restart jitter) so runs are reproducible. */
     public Pipeline seed(long seed) {
         this.seed = seed;
@@ -175,9 +198,9 @@ public final class Pipeline {
     /** Adds a source called {@code name}; each name must be unique in the pipeline. */
     public <T> DataStream<T> source(String name, Source<T> source) {
         Objects.requireNonNull(source, "source");
-        Node.SourceNode node = new Node.SourceNode(nextId(), claimName(name), source);
-        nodes.add(node);
-        return new DataStream<>(this, node);
+        StepBuilder step =
+                add(claimName(name), StepBuilder.Kind.SOURCE, List.of(), source, null, null);
+        return new DataStream<>(this, step);
     }
 
     /**
@@ -195,12 +218,13 @@ public final class Pipeline {
      */
     public GuaranteeReport guarantee() {
         List<GuaranteeReport.Component> components = new ArrayList<>();
-        for (Node node : nodes) {
-            if (node instanceof Node.SourceNode source) {
-                Guarantee g = source.source().guarantee();
+        for (StepBuilder step : steps) {
+            if (step.kind == StepBuilder.Kind.SOURCE) {
+                Source<?> source = (Source<?>) step.payload;
+                Guarantee g = source.guarantee();
                 components.add(
                         new GuaranteeReport.Component(
-                                "source '" + source.name() + "' (" + source.source().kind() + ")",
+                                "source '" + step.name + "' (" + source.kind() + ")",
                                 g,
                                 g == Guarantee.EXACTLY_ONCE
                                         ? ""
@@ -224,15 +248,15 @@ public final class Pipeline {
                         mode == CheckpointingMode.EXACTLY_ONCE
                                 ? ""
                                 : "use Pipeline.checkpointing(CheckpointConfig.exactlyOnce(...))"));
-        for (Node node : nodes) {
-            if (node instanceof Node.OperatorNode operator && operator.sink() != null) {
-                Sink<?> sink = operator.sink();
+        for (StepBuilder step : steps) {
+            if (step.kind == StepBuilder.Kind.SINK) {
+                Sink<?> sink = (Sink<?>) step.payload;
                 Guarantee g = sink.guarantee();
                 String limitation = sink.limitation();
                 int split = limitation.indexOf("; ");
                 components.add(
                         new GuaranteeReport.Component(
-                                "sink '" + operator.name() + "' (" + sink.kind() + ")",
+                                "sink '" + step.name + "' (" + sink.kind() + ")",
                                 g,
                                 split < 0 ? limitation : limitation.substring(0, split),
                                 split < 0 ? "" : limitation.substring(split + 2)));
@@ -251,13 +275,14 @@ public final class Pipeline {
      */
     public List<String> warnings() {
         List<String> warnings = new ArrayList<>();
-        for (Node node : nodes) {
-            if (node instanceof Node.SourceNode source && !source.source().isReplayable()) {
+        for (StepBuilder step : steps) {
+            if (step.kind == StepBuilder.Kind.SOURCE
+                    && !((Source<?>) step.payload).isReplayable()) {
                 warnings.add(
                         "source '"
-                                + source.name()
+                                + step.name
                                 + "' ("
-                                + source.source().kind()
+                                + ((Source<?>) step.payload).kind()
                                 + ") cannot replay: records in flight when a failure happens are"
                                 + " lost, so this pipeline is at-most-once end to end; use a"
                                 + " replayable source (the durable log, files, Kafka) for"
@@ -267,8 +292,17 @@ public final class Pipeline {
         return warnings;
     }
 
-    /** Builds the job and starts it; returns at once. */
+    /** Builds the job and starts it on Weir's in-process runtime; returns at once. */
     public JobHandle start() {
+        return start(LocalRunner.INSTANCE);
+    }
+
+    /**
+     * Builds the job and starts it on {@code runner}; returns at once. Refuses a pipeline below
+     * {@link #requireGuarantee}, or whose settings cannot work together, naming what to change.
+     */
+    public JobHandle start(Runner runner) {
+        Objects.requireNonNull(runner, "runner");
         GuaranteeReport report = guarantee();
         if (required != null && !report.guarantee().satisfies(required)) {
             throw new IllegalStateException(
@@ -280,11 +314,22 @@ public final class Pipeline {
                             + report.describe()
                             + "; fix that component, or lower Pipeline.requireGuarantee(...)");
         }
+        PipelinePlan plan = plan();
+        checkParallelism();
+        checkTransactionTimeouts(plan.settings().restartStrategy());
         LOG.info("pipeline '{}': {}", name, report.describe());
         for (String warning : warnings()) {
             LOG.warn(warning);
         }
-        RuntimeConfig runtime = runtimeConfig();
+        return runner.start(plan);
+    }
+
+    /** The pipeline as built so far, with its settings: what a {@link Runner} runs. */
+    public PipelinePlan plan() {
+        List<Step> built = new ArrayList<>(steps.size());
+        for (StepBuilder step : steps) {
+            built.add(step.build());
+        }
         boolean checkpointing = checkpoints.mode() != CheckpointingMode.NONE;
         RestartStrategy restart =
                 restartStrategy != null
@@ -292,36 +337,41 @@ public final class Pipeline {
                         : checkpointing
                                 ? RestartStrategy.fixedDelay(10, Duration.ofMillis(100))
                                 : RestartStrategy.none();
-        checkTransactionTimeouts(restart);
-        // Last: it locks the checkpoint directory, which the job releases when it ends.
-        CheckpointStore store =
-                checkpointing
-                        ? new CheckpointStore(checkpoints.directory(), checkpoints.retained())
-                        : null;
-        return LocalJob.start(
-                List.copyOf(nodes),
-                new JobSettings(
-                        runtime,
+        return new PipelinePlan(
+                name,
+                built,
+                new PipelinePlan.Settings(
+                        parallelism,
+                        maxParallelism,
+                        batchSize,
+                        channelCapacityBatches,
+                        channelCapacityBytes,
+                        workerThreads,
+                        maxIdleParkNanos,
+                        autoWatermarkMillis,
                         checkpoints,
-                        store,
                         restart,
                         listener,
                         fromSavepoint,
                         allowNonRestoredState,
-                        System::nanoTime,
                         seed,
-                        localRecovery && checkpointing
-                                ? new dev.weir.internal.runtime.LocalStateCache()
-                                : null));
+                        localRecovery,
+                        required,
+                        stateBackend));
     }
 
     /**
-     * Runs the job to completion.
+     * Runs the job to completion on Weir's in-process runtime.
      *
      * @throws JobFailedException if the job failed; its cause is the root cause
      */
     public JobResult run() throws InterruptedException {
         return start().await();
+    }
+
+    /** Runs the job to completion on {@code runner}. */
+    public JobResult run(Runner runner) throws InterruptedException {
+        return start(runner).await();
     }
 
     /**
@@ -337,16 +387,16 @@ public final class Pipeline {
         }
         Duration needed =
                 checkpoints.interval().plus(checkpoints.timeout()).plus(restart.maxDelay());
-        for (Node node : nodes) {
-            if (node instanceof Node.OperatorNode operator
-                    && operator.sink() instanceof TwoPhaseCommitSink<?, ?> sink
+        for (StepBuilder step : steps) {
+            if (step.kind == StepBuilder.Kind.SINK
+                    && step.payload instanceof TwoPhaseCommitSink<?, ?> sink
                     && !sink.transactionTimeout().isZero()
                     && sink.transactionTimeout().compareTo(needed) <= 0) {
                 String setting = sink.transactionTimeoutSetting();
                 String named = setting.isEmpty() ? "" : " (" + setting + ")";
                 throw new IllegalStateException(
                         "sink '"
-                                + operator.name()
+                                + step.name
                                 + "' has a transaction timeout of "
                                 + sink.transactionTimeout()
                                 + named
@@ -367,14 +417,14 @@ public final class Pipeline {
         }
     }
 
-    RuntimeConfig runtimeConfig() {
-        for (Node node : nodes) {
-            if (node.parallelism() > maxParallelism) {
+    private void checkParallelism() {
+        for (StepBuilder step : steps) {
+            if (step.parallelism > maxParallelism) {
                 throw new IllegalArgumentException(
                         "operator '"
-                                + node.name()
+                                + step.name
                                 + "' has parallelism "
-                                + node.parallelism()
+                                + step.parallelism
                                 + " above maxParallelism "
                                 + maxParallelism
                                 + "; raise Pipeline.maxParallelism(...) or lower the"
@@ -389,23 +439,20 @@ public final class Pipeline {
                             + maxParallelism
                             + "; raise Pipeline.maxParallelism(...)");
         }
-        return new RuntimeConfig(
-                name,
-                parallelism,
-                maxParallelism,
-                batchSize,
-                channelCapacityBatches,
-                channelCapacityBytes,
-                workerThreads,
-                maxIdleParkNanos);
     }
 
-    int nextId() {
-        return nodes.size();
-    }
-
-    void add(Node node) {
-        nodes.add(node);
+    /** Adds a step; its id is its position. */
+    StepBuilder add(
+            String stepName,
+            StepBuilder.Kind kind,
+            List<StepBuilder> inputs,
+            Object payload,
+            KeySelector<?, ?> keySelector,
+            OutputTag<?> tag) {
+        StepBuilder step =
+                new StepBuilder(steps.size(), stepName, kind, inputs, payload, keySelector, tag);
+        steps.add(step);
+        return step;
     }
 
     String claimName(String name) {
@@ -422,7 +469,7 @@ public final class Pipeline {
     }
 
     String autoName(String kind) {
-        String candidate = kind + "-" + nodes.size();
+        String candidate = kind + "-" + steps.size();
         while (names.contains(candidate)) {
             candidate = candidate + "'";
         }

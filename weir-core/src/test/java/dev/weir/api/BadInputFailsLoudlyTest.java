@@ -89,15 +89,15 @@ class BadInputFailsLoudlyTest {
     @Test
     void anEnumHashesByNameSoItsKeyGroupIsTheSameInEveryJvm() {
         for (Color color : Color.values()) {
-            assertThat(dev.weir.internal.state.KeyGroups.stableHash(color))
+            assertThat(dev.weir.api.state.KeyGroups.stableHash(color))
                     .isEqualTo(color.name().hashCode());
         }
         record Holder(Color color, long n) {}
-        assertThat(dev.weir.internal.state.KeyGroups.stableHash(new Holder(Color.RED, 7)))
+        assertThat(dev.weir.api.state.KeyGroups.stableHash(new Holder(Color.RED, 7)))
                 .isEqualTo(31 * Color.RED.name().hashCode() + Long.hashCode(7));
         record Plain(String s, long n) {}
         Plain plain = new Plain("a", 2);
-        assertThat(dev.weir.internal.state.KeyGroups.stableHash(plain)).isEqualTo(plain.hashCode());
+        assertThat(dev.weir.api.state.KeyGroups.stableHash(plain)).isEqualTo(plain.hashCode());
     }
 
     @Test

@@ -77,4 +77,40 @@ class SchedulingTest {
         assertThat(filler.count()).isEqualTo(10);
         assertThat(releaser.count()).isEqualTo(1_000);
     }
+
+    @Test
+    void aStepMarkedBlockingRunsOnItsOwnThreadSoASingleWorkerKeepsEverythingElseMoving()
+            throws Exception {
+        // One worker thread for the cooperative tasks. The blocking step waits until the other
+        // branch has finished, which needs that worker: without blocking() the worker would be
+        // stuck inside the blocking step (its task comes first) and the job would fail.
+        CountDownLatch othersDone = new CountDownLatch(1);
+        CountingSink<Long> slow = Sinks.counting();
+        CountingSink<Long> others = Sinks.counting();
+        Pipeline pipeline = Pipeline.create("blocking-step").parallelism(1).workerThreads(1);
+        pipeline.source("slow", Sources.sequence(1, 5))
+                .map(
+                        n -> {
+                            if (n == 1 && !othersDone.await(60, TimeUnit.SECONDS)) {
+                                throw new IllegalStateException("the other branch was stalled");
+                            }
+                            return n;
+                        })
+                .blocking()
+                .sink("slow-out", slow);
+        pipeline.source("others", Sources.sequence(1, 100_000))
+                .map(
+                        n -> {
+                            if (n == 100_000) {
+                                othersDone.countDown();
+                            }
+                            return n;
+                        })
+                .sink("others-out", others);
+
+        pipeline.run();
+
+        assertThat(slow.count()).isEqualTo(5);
+        assertThat(others.count()).isEqualTo(100_000);
+    }
 }

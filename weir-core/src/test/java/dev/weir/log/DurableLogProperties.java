@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 
 class DurableLogProperties {
     static final LogOptions SMALL_SEGMENTS = LogOptions.defaults().withSegmentBytes(4096);
+    static final LogOptions UNFORCED = SMALL_SEGMENTS.withFsync(LogOptions.FsyncPolicy.NEVER);
     final List<Path> temporary = new ArrayList<>();
 
     Path newDir() throws IOException {
@@ -60,6 +61,12 @@ class DurableLogProperties {
         }
     }
 
+    /**
+     * A crash image (the directory copied while the writer has it open) of appends never forced
+     * (policy NEVER: only a roll forces the sealed segment), its last segment torn anywhere: the
+     * whole records remain. (Tearing forced records is corruption: {@code
+     * StorageRecoveryPointProperties}.)
+     */
     @Property(tries = 60)
     void afterATornTailExactlyTheFullyWrittenRecordsRemainWithTheirOffsets(
             @ForAll @Size(min = 1, max = 20) List<@IntRange(min = 1, max = 30) Integer> batchSizes,
@@ -67,24 +74,28 @@ class DurableLogProperties {
             @ForAll @IntRange(min = 0, max = 1_000_000) int cutSeed)
             throws IOException {
         Path dir = newDir();
-        try (DurableLog log = DurableLog.open(dir, SMALL_SEGMENTS)) {
+        Path image = newDir();
+        try (DurableLog log = DurableLog.open(dir, UNFORCED)) {
             log.createTopic("t", 1);
             appendBatches(log, batchSizes, payloadBytes, 0);
+            copyTree(dir, image);
         }
-        long survivors = tearLastSegment(dir, cutSeed, payloadBytes);
+        long survivors = tearLastSegment(image, cutSeed, payloadBytes, 0);
 
-        assertExactlyTheFirst(dir, survivors, payloadBytes, survivors / 2);
+        assertExactlyTheFirst(image, survivors, payloadBytes, survivors / 2);
     }
 
     /**
-     * Cuts the last segment of topic t's partition 0 at a byte chosen by {@code cutSeed}; returns
-     * how many records are then whole.
+     * Cuts the last segment of topic t's partition 0 at a byte chosen by {@code cutSeed}, after its
+     * first {@code durable} records (those forced: cutting them is corruption, not a torn tail);
+     * returns how many records are then whole.
      */
-    private static long tearLastSegment(Path dir, int cutSeed, int payloadBytes)
+    private static long tearLastSegment(Path dir, int cutSeed, int payloadBytes, long durable)
             throws IOException {
         Path segment = lastSegment(dir.resolve("t").resolve("0"));
         long base = Long.parseLong(segment.getFileName().toString().replace(".log", ""));
-        long cut = cutSeed % (Files.size(segment) + 1);
+        long kept = Math.max(0, durable - base) * (25 + payloadBytes);
+        long cut = kept + cutSeed % (Files.size(segment) - kept + 1);
         try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
             file.setLength(cut);
         }
@@ -157,8 +168,9 @@ class DurableLogProperties {
     }
 
     /**
-     * A clean close lets the next open skip scanning the last segment; appends after it, then a
-     * crash image torn anywhere, must still be cut to exactly the fully written records.
+     * A clean close lets the next open skip scanning the last segment; appends after it (never
+     * forced), then a crash image torn anywhere after the records the close forced, must still be
+     * cut to exactly the fully written records.
      */
     @Property(tries = 60)
     void aCleanCloseIsTrustedOnlyWhileTheLastSegmentIsUnchanged(
@@ -173,8 +185,9 @@ class DurableLogProperties {
             log.createTopic("t", 1);
             written = appendBatches(log, before, payloadBytes, written);
         }
+        long durable = written;
         Path image = newDir();
-        try (DurableLog log = DurableLog.open(dir, SMALL_SEGMENTS)) {
+        try (DurableLog log = DurableLog.open(dir, UNFORCED)) {
             assertThat(log.endOffset("t", 0)).isEqualTo(written);
             long from = written / 3;
             assertThat(log.read("t", 0, from, 1))
@@ -183,7 +196,7 @@ class DurableLogProperties {
             written = appendBatches(log, after, payloadBytes, written);
             copyTree(dir, image); // what a crash now would leave: no second clean close
         }
-        long survivors = tearLastSegment(image, cutSeed, payloadBytes);
+        long survivors = tearLastSegment(image, cutSeed, payloadBytes, durable);
 
         assertExactlyTheFirst(image, survivors, payloadBytes, survivors * 2 / 3);
     }
@@ -202,13 +215,13 @@ class DurableLogProperties {
         return written;
     }
 
-    private static void copyTree(Path from, Path to) throws IOException {
+    static void copyTree(Path from, Path to) throws IOException {
         try (Stream<Path> paths = Files.walk(from)) {
             for (Path path : paths.toList()) {
                 Path target = to.resolve(from.relativize(path).toString());
                 if (Files.isDirectory(path)) {
                     Files.createDirectories(target);
-                } else {
+                } else if (!path.getFileName().toString().equals(".lock")) {
                     Files.copy(path, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                 }
             }

@@ -9,7 +9,7 @@ import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.codec.Codecs;
 import dev.weir.api.sink.FileSink;
 import dev.weir.api.source.Sources;
-import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.internal.testhooks.FaultPoints;
 import dev.weir.testing.ChildJvm;
 import dev.weir.testing.LogReaderChild;
 import dev.weir.testing.LogSinkChild;

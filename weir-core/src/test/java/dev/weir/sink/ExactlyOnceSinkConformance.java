@@ -8,7 +8,7 @@ import dev.weir.api.RestartStrategy;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.sink.Sink;
 import dev.weir.api.source.Sources;
-import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.internal.testhooks.FaultPoints;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -10,7 +10,7 @@ import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.codec.Codecs;
 import dev.weir.api.sink.FileTableSink;
 import dev.weir.api.source.Sources;
-import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.internal.testhooks.FaultPoints;
 import dev.weir.testing.KeyedCountJob;
 import dev.weir.testing.KeyedCountJob.Update;
 import java.nio.file.Files;

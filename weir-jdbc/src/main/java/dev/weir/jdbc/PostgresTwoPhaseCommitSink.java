@@ -111,6 +111,12 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                 config, table, batchSize, transactionIdPrefix, name);
     }
 
+    /** Round trips to PostgreSQL block: the sink runs on threads of its own. */
+    @Override
+    public boolean isBlocking() {
+        return true;
+    }
+
     @Override
     public String kind() {
         return "postgres-2pc";

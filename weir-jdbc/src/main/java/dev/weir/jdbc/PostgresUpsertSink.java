@@ -85,6 +85,12 @@ public final class PostgresUpsertSink<T> implements IdempotentSink<T, List<Objec
         return new PostgresUpsertSink<>(config, table, batchSize, identicalReplays, name);
     }
 
+    /** Round trips to PostgreSQL block: the sink runs on threads of its own. */
+    @Override
+    public boolean isBlocking() {
+        return true;
+    }
+
     @Override
     public String kind() {
         return "postgres-upsert";

@@ -12,7 +12,7 @@ import dev.weir.api.sink.Sink;
 import dev.weir.api.sink.SinkContext;
 import dev.weir.api.sink.TransactionalWriter;
 import dev.weir.api.source.Sources;
-import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.internal.testhooks.FaultPoints;
 import dev.weir.sink.ExactlyOnceSinkConformance;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Files;

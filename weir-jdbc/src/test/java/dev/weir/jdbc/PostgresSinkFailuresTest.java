@@ -13,7 +13,7 @@ import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.sink.Sink;
 import dev.weir.api.source.Sources;
-import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.internal.testhooks.FaultPoints;
 import dev.weir.sink.ExactlyOnceSinkConformance;
 import dev.weir.testing.KeyedCountJob;
 import dev.weir.testing.KeyedCountJob.Update;

@@ -9,7 +9,8 @@ import dev.weir.api.RestartStrategy;
 import dev.weir.api.UnrecoverableException;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.source.Sources;
-import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.api.testing.FaultPoint;
+import dev.weir.api.testing.Faults;
 import dev.weir.sink.ExactlyOnceSinkConformance;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +35,7 @@ class KafkaLostCheckpointTest {
 
     @AfterEach
     void disarm() {
-        FaultPoints.disarm();
+        Faults.disarm();
     }
 
     private void run(String topic, int sinkParallelism, String resume, RestartStrategy restarts)
@@ -58,10 +59,10 @@ class KafkaLostCheckpointTest {
     }
 
     private void runUntilCommit(String topic, int sinkParallelism, long commit) {
-        FaultPoints.throwAt("sink.after-commit", commit);
+        Faults.throwAt(FaultPoint.SINK_AFTER_COMMIT, commit);
         assertThatThrownBy(() -> run(topic, sinkParallelism, "latest", RestartStrategy.none()))
                 .isInstanceOf(JobFailedException.class);
-        FaultPoints.disarm();
+        Faults.disarm();
     }
 
     private Path newestComplete() throws Exception {

@@ -1,7 +1,7 @@
 package dev.weir.verify;
 
-import dev.weir.internal.checkpoint.StateFiles;
-import dev.weir.internal.io.PowerCut;
+import dev.weir.internal.io.DurableFiles;
+import dev.weir.internal.testhooks.PowerCut;
 import dev.weir.verify.Checker.Verdict;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
@@ -208,7 +208,7 @@ public final class Verifier {
     /** Runs the crash loop and the self-check; prints progress and the report to {@code out}. */
     public Report run() throws Exception {
         Path input = options.work().resolve("input");
-        StateFiles.deleteRecursively(input);
+        DurableFiles.deleteRecursively(input);
         VerifyInput.write(
                 options.source(), input, options.records(), options.keys(), options.seed());
         splitCount =
@@ -377,7 +377,7 @@ public final class Verifier {
      */
     private RoundResult round(List<String> plan, String bug, Tally tally) throws Exception {
         Path work = options.work().resolve("round");
-        StateFiles.deleteRecursively(work);
+        DurableFiles.deleteRecursively(work);
         Files.createDirectories(work);
         prepareSink(work);
         Set<String> seen = ConcurrentHashMap.newKeySet();

@@ -1,6 +1,7 @@
 package dev.weir.api.checkpoint;
 
 import dev.weir.api.codec.Codec;
+import dev.weir.api.state.StateBackends;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.checkpoint.StateFiles.OperatorState;
 import dev.weir.internal.state.HeapKeyedStateBackend.RawEntry;
@@ -78,10 +79,18 @@ public final class CheckpointView {
         Map<Object, V> values = new HashMap<>();
         List<OperatorState> subtasks = checkpoint.operators().getOrDefault(operator, List.of());
         for (OperatorState subtask : subtasks) {
-            RawKeyedState keyed = subtask.keyed();
-            if (keyed == null) {
+            if (subtask.keyed() == null) {
                 continue;
             }
+            if (!StateBackends.heap().reads(subtask.keyed().backendId())) {
+                throw new UnsupportedOperationException(
+                        "operator '"
+                                + operator
+                                + "' keeps its state in backend '"
+                                + subtask.keyed().backendId()
+                                + "'; CheckpointView reads the heap backend's state only");
+            }
+            RawKeyedState keyed = RawKeyedState.of(subtask.keyed());
             int index = keyed.names().indexOf(state);
             if (index < 0) {
                 continue;

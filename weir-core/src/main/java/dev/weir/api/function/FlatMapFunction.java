@@ -9,6 +9,11 @@ import java.io.Serializable;
  * the task before backpressure applies, so keep the fan-out of a single record modest (thousands,
  * not millions).
  *
+ * <p>Called on the task's thread, one record at a time; an exception fails the task. A function
+ * that may block its thread for long (a call to a remote service, a throttle) should be marked with
+ * {@code DataStream.blocking()} on the stream its step returns, so its subtasks run on threads of
+ * their own instead of holding up the steps that share a worker.
+ *
  * @param <T> input type
  * @param <R> output type
  */

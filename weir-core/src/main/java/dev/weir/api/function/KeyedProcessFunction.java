@@ -1,19 +1,35 @@
 package dev.weir.api.function;
 
+import dev.weir.api.OutputTag;
 import dev.weir.api.state.KeyedStateStore;
+import dev.weir.api.time.TimeDomain;
+import dev.weir.api.time.TimerService;
 import java.io.Serializable;
 
 /**
- * Processes the records of a keyed stream with access to per-key state.
+ * Processes the records of a keyed stream with per-key state, timers and side outputs.
  *
  * <h2>How the methods are called</h2>
  *
  * <ol>
- *   <li>{@link #open} once per subtask, before any record; declare state handles there.
- *   <li>{@link #process} for each record, with the state handles scoped to that record's key.
+ *   <li>{@link #open} once per subtask, before any record: declare state handles there.
+ *   <li>{@link #process} for each record, with every state handle scoped to the record's key
+ *       ({@link Context#key()}).
+ *   <li>{@link #onTimer} when a timer this function registered fires: an event-time timer once the
+ *       watermark reaches its time, a processing-time timer once the clock does; state is scoped to
+ *       the timer's key.
+ *   <li>{@link #onEndOfInput} once when a bounded input has ended, after every event-time timer has
+ *       fired (the watermark then stands at {@link Long#MAX_VALUE}): emit final results here.
  * </ol>
  *
- * All calls happen on the task's thread. State handles must not be used outside {@code process}.
+ * All calls come one at a time from the task that runs this subtask (see {@code Pipeline} on
+ * threads). State handles and contexts must not be used outside these calls or kept across them.
+ * Timers are part of the checkpoint: they are restored with the keyed state, redistributed with it
+ * when the job is rescaled, and a timer restored in the past fires at once. *
+ *
+ * <p>A function that may block its thread for long (a call to a remote service, a throttle) should
+ * be marked with {@code DataStream.blocking()} on the stream its step returns, so its subtasks run
+ * on threads of their own instead of holding up the steps that share a worker.
  *
  * @param <K> key type
  * @param <T> input type
@@ -21,8 +37,82 @@ import java.io.Serializable;
  */
 public interface KeyedProcessFunction<K, T, R> extends Serializable {
     /** Declares the state this function uses; called once before the first record. */
-    default void open(KeyedStateStore states) throws Exception {}
+    default void open(OpenContext context) throws Exception {}
 
-    /** Processes {@code value} whose key is {@code key}; emits results into {@code out}. */
-    void process(K key, T value, Collector<R> out) throws Exception;
+    /** Processes {@code value}; emits results into {@code out}. */
+    void process(T value, Context<K, R> context, Collector<R> out) throws Exception;
+
+    /**
+     * A timer registered for {@link OnTimerContext#key()} at {@code timestamp} fired; records
+     * emitted here carry {@code timestamp} as their timestamp.
+     */
+    default void onTimer(long timestamp, OnTimerContext<K, R> context, Collector<R> out)
+            throws Exception {}
+
+    /**
+     * The input ended: called once per subtask after all event-time timers fired; {@link
+     * EndOfInputContext#forEachKey} visits every key that has state.
+     */
+    default void onEndOfInput(EndOfInputContext<K, R> context, Collector<R> out) throws Exception {}
+
+    /** What {@link #open} sees. */
+    interface OpenContext {
+        /** Declares keyed state handles. */
+        KeyedStateStore states();
+
+        /** The name of this step in the pipeline. */
+        String stepName();
+
+        /** This subtask's index, from 0. */
+        int subtaskIndex();
+
+        /** The step's number of subtasks. */
+        int parallelism();
+    }
+
+    /** What {@link #process} sees of the current record. */
+    interface Context<K, R> {
+        /** The key of the current record (or timer). */
+        K key();
+
+        /** True if the current record carries a timestamp (event time). */
+        boolean hasTimestamp();
+
+        /**
+         * The current record's timestamp in milliseconds since the epoch, or {@link Long#MIN_VALUE}
+         * if it has none (see {@link #hasTimestamp()}).
+         */
+        long timestamp();
+
+        /** Registers and deletes timers of the current key; reads both clocks. */
+        TimerService timers();
+
+        /** Emits {@code value} into the side output {@code tag}, with the current timestamp. */
+        <X> void output(OutputTag<X> tag, X value);
+    }
+
+    /** What {@link #onTimer} sees. */
+    interface OnTimerContext<K, R> extends Context<K, R> {
+        /** Whether an event-time or a processing-time timer fired. */
+        TimeDomain timeDomain();
+    }
+
+    /** What {@link #onEndOfInput} sees. */
+    interface EndOfInputContext<K, R> {
+        /**
+         * Calls {@code action} once for each key that has state, with every state handle scoped to
+         * that key during the call.
+         */
+        void forEachKey(KeyAction<K> action) throws Exception;
+
+        /** Emits {@code value} into the side output {@code tag}. */
+        <X> void output(OutputTag<X> tag, X value);
+    }
+
+    /** Work done for one key in {@link EndOfInputContext#forEachKey}. */
+    @FunctionalInterface
+    interface KeyAction<K> {
+        /** Visits {@code key}; its state is in scope. */
+        void accept(K key) throws Exception;
+    }
 }

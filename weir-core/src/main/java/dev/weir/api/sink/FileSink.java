@@ -1,8 +1,8 @@
 package dev.weir.api.sink;
 
 import dev.weir.api.codec.Codec;
-import dev.weir.internal.checkpoint.StateFiles;
-import dev.weir.internal.io.PowerCut;
+import dev.weir.internal.io.DurableFiles;
+import dev.weir.internal.testhooks.PowerCut;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -334,7 +334,7 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
             if (rolled.isEmpty()) {
                 return null;
             }
-            StateFiles.fsyncDirectory(dir);
+            DurableFiles.fsyncDirectory(dir);
             List<String> finished = new ArrayList<>();
             for (int k = 0; k < rolled.size(); k++) {
                 finished.add(
@@ -386,7 +386,7 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
                     PowerCut.renamed(pending, finished);
                 }
             }
-            StateFiles.fsyncDirectory(dir);
+            DurableFiles.fsyncDirectory(dir);
         }
 
         @Override
@@ -417,7 +417,7 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
                     }
                 }
             }
-            StateFiles.fsyncDirectory(dir);
+            DurableFiles.fsyncDirectory(dir);
         }
 
         /**

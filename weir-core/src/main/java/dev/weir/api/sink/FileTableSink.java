@@ -4,7 +4,7 @@ import dev.weir.api.codec.Codec;
 import dev.weir.api.function.KeySelector;
 import dev.weir.internal.checkpoint.ByteArrayDataInput;
 import dev.weir.internal.checkpoint.ByteArrayDataOutput;
-import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.DurableFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -85,7 +85,7 @@ public final class FileTableSink<T, K> implements IdempotentSink<T, K> {
                 for (T row : rows.values()) {
                     codec.encode(row, out);
                 }
-                StateFiles.writeAtomically(file, out.toByteArray());
+                DurableFiles.writeAtomically(file, out.toByteArray());
                 checkpoint = checkpointId;
             }
 

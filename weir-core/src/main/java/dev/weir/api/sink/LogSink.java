@@ -1,12 +1,13 @@
 package dev.weir.api.sink;
 
+import dev.weir.api.UnrecoverableException;
 import dev.weir.api.codec.Codec;
 import dev.weir.api.function.KeySelector;
 import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogOptions;
 import dev.weir.internal.checkpoint.ByteArrayDataInput;
 import dev.weir.internal.checkpoint.ByteArrayDataOutput;
-import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.DurableFiles;
 import dev.weir.internal.log.PartitionLog;
 import dev.weir.internal.log.PartitionLogs;
 import dev.weir.internal.log.PartitionReader;
@@ -16,6 +17,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -27,10 +29,21 @@ import java.util.stream.Stream;
  *
  * <p>A transaction's records are staged in a hidden file beside the log; at the barrier the file is
  * synced (phase 1); when the checkpoint completes they are appended to each partition as one write
- * of {@code BEGIN, data…, COMMIT} carrying the transaction id (job sink, subtask, checkpoint), and
- * the staging file is deleted (phase 2). Commit is idempotent: it first looks, from the partition
- * end recorded at phase 1, for that transaction's COMMIT. Readers deliver a transaction only at its
+ * of {@code BEGIN, data…, COMMIT} carrying the transaction id (job and sink, subtask, checkpoint),
+ * and the staging file is deleted (phase 2). The COMMIT marker names its transaction in full (job,
+ * sink, subtask, checkpoint id). Commit is idempotent: it first looks, from the partition end
+ * recorded at phase 1, for that transaction's COMMIT. Readers deliver a transaction only at its
  * COMMIT, so a torn append is never seen.
+ *
+ * <p><b>Refusing to replay published output.</b> After a restore, the writer looks for COMMITs of
+ * its own transactions (this job and sink, old subtasks {@code j} with {@code j % parallelism ==
+ * subtask}) for a checkpoint newer than {@link SinkContext#restoredCheckpointId()} that the
+ * restored checkpoint does not hold: they mean a newer checkpoint completed and its metadata was
+ * lost, and replaying from the older one would append that output a second time, so it throws
+ * {@link UnrecoverableException} naming the topic, partition, checkpoints and the fix. Every
+ * checkpoint's committable records every partition's end offset at phase 1 (even with no records),
+ * so the search starts there; with nothing restored (resume found no checkpoint) it reads the whole
+ * partitions. Not done when the job started fresh by request ({@code restoredCheckpointId} -1).
  *
  * @param <T> record type
  */
@@ -38,12 +51,25 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
     /**
      * One prepared transaction.
      *
-     * @param staging the staging file's name
+     * @param staging the staging file's name, empty if the transaction holds no records
      * @param transaction the transaction id
-     * @param endsAtPrepare each partition's end offset at phase 1, or -1 for partitions the
-     *     transaction does not write to
+     * @param checkpointId the checkpoint it belongs to
+     * @param endsAtPrepare every partition's end offset at phase 1 (-1 where unknown: a committable
+     *     of an older Weir recorded only the partitions it wrote to)
+     * @param partitions the partitions the transaction appends to
      */
-    public record Committable(String staging, long transaction, long[] endsAtPrepare) {}
+    public record Committable(
+            String staging,
+            long transaction,
+            long checkpointId,
+            long[] endsAtPrepare,
+            int[] partitions) {}
+
+    /** Tags the committable encoding that carries the checkpoint id and the written partitions. */
+    private static final int COMMITTABLE_V2 = -2;
+
+    /** The COMMIT marker's payload format: version, job, sink, subtask, checkpoint id. */
+    private static final byte MARKER_VERSION = 1;
 
     private final String directory;
     private final String topic;
@@ -51,6 +77,7 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
     private final KeySelector<T, ?> partitionKey;
 
     private LogSink(Path directory, String topic, Codec<T> codec, KeySelector<T, ?> partitionKey) {
+        DurableLog.checkTopicName(topic);
         this.directory = directory.toString();
         this.topic = topic;
         this.codec = codec;
@@ -79,9 +106,15 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
             public void encode(Committable value, DataOutput out) throws IOException {
                 out.writeUTF(value.staging());
                 out.writeLong(value.transaction());
+                out.writeInt(COMMITTABLE_V2);
+                out.writeLong(value.checkpointId());
                 out.writeInt(value.endsAtPrepare().length);
                 for (long end : value.endsAtPrepare()) {
                     out.writeLong(end);
+                }
+                out.writeInt(value.partitions().length);
+                for (int partition : value.partitions()) {
+                    out.writeInt(partition);
                 }
             }
 
@@ -89,11 +122,39 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
             public Committable decode(DataInput in) throws IOException {
                 String staging = in.readUTF();
                 long transaction = in.readLong();
+                int tag = in.readInt();
+                if (tag != COMMITTABLE_V2) {
+                    return legacy(staging, transaction, tag, in);
+                }
+                long checkpointId = in.readLong();
                 long[] ends = new long[in.readInt()];
                 for (int i = 0; i < ends.length; i++) {
                     ends[i] = in.readLong();
                 }
-                return new Committable(staging, transaction, ends);
+                int[] partitions = new int[in.readInt()];
+                for (int i = 0; i < partitions.length; i++) {
+                    partitions[i] = in.readInt();
+                }
+                return new Committable(staging, transaction, checkpointId, ends, partitions);
+            }
+
+            /** An older Weir's committable: the ends of the written partitions, -1 elsewhere. */
+            private Committable legacy(String staging, long transaction, int count, DataInput in)
+                    throws IOException {
+                long[] ends = new long[count];
+                int written = 0;
+                for (int i = 0; i < count; i++) {
+                    ends[i] = in.readLong();
+                    written += ends[i] >= 0 ? 1 : 0;
+                }
+                int[] partitions = new int[written];
+                for (int i = 0, k = 0; i < count; i++) {
+                    if (ends[i] >= 0) {
+                        partitions[k++] = i;
+                    }
+                }
+                return new Committable(
+                        staging, transaction, transaction & 0xffffffffL, ends, partitions);
             }
         };
     }
@@ -104,10 +165,46 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
         return new Writer(context);
     }
 
+    /**
+     * What a COMMIT marker says about its transaction.
+     *
+     * @param job the job's name
+     * @param sink the sink's name
+     * @param subtask the sink subtask that wrote it
+     * @param checkpointId the checkpoint it belongs to
+     */
+    private record Marker(String job, String sink, int subtask, long checkpointId) {
+        byte[] toBytes() throws IOException {
+            ByteArrayDataOutput out = new ByteArrayDataOutput(64);
+            out.writeByte(MARKER_VERSION);
+            out.writeUTF(job);
+            out.writeUTF(sink);
+            out.writeInt(subtask);
+            out.writeLong(checkpointId);
+            return out.toByteArray();
+        }
+
+        /** The marker in a COMMIT's payload, or null if it has none (an older Weir's COMMIT). */
+        static Marker parse(byte[] buffer, int at, int length) {
+            if (length == 0 || buffer[at] != MARKER_VERSION) {
+                return null;
+            }
+            try {
+                ByteArrayDataInput in = new ByteArrayDataInput().reset(buffer, at + 1, length - 1);
+                return new Marker(in.readUTF(), in.readUTF(), in.readInt(), in.readLong());
+            } catch (IOException e) {
+                return null;
+            }
+        }
+    }
+
     private final class Writer implements TransactionalWriter<T, Committable> {
+        private final DurableLog log;
         private final Path staging;
         private final int subtask;
+        private final String job;
         private final String owner;
+        private final long restoredCheckpointId;
         private final PartitionLog[] partitions;
         private final ByteArrayDataOutput buffer = new ByteArrayDataOutput(64 * 1024);
         private final ByteArrayDataOutput record = new ByteArrayDataOutput(256);
@@ -118,21 +215,21 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
         Writer(SinkContext context) throws IOException {
             Path logDir = Path.of(directory);
             this.subtask = context.subtaskIndex();
+            this.job = context.jobName();
             this.owner = context.sinkName();
-            this.staging = Files.createDirectories(logDir.resolve(".staging").resolve(topic));
-            int count;
-            try (DurableLog log = DurableLog.open(logDir, LogOptions.defaults())) {
-                count = log.partitions(topic);
-            }
-            this.partitions = new PartitionLog[count];
-            this.touched = new boolean[count];
-            for (int p = 0; p < count; p++) {
-                partitions[p] =
-                        PartitionLogs.open(
-                                topic,
-                                p,
-                                logDir.resolve(topic).resolve(Integer.toString(p)),
-                                LogOptions.defaults());
+            this.restoredCheckpointId = context.restoredCheckpointId();
+            this.log = DurableLog.open(logDir, LogOptions.defaults()); // holds the log's lock
+            try {
+                this.staging = Files.createDirectories(logDir.resolve(".staging").resolve(topic));
+                int count = log.partitions(topic);
+                this.partitions = new PartitionLog[count];
+                this.touched = new boolean[count];
+                for (int p = 0; p < count; p++) {
+                    partitions[p] = log.partition(topic, p);
+                }
+            } catch (IOException | RuntimeException e) {
+                log.close();
+                throw e;
             }
         }
 
@@ -152,30 +249,53 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
             records++;
         }
 
+        /**
+         * Always returns a committable, even without records: its partition ends bound the search
+         * for newer commits after a restore of this checkpoint.
+         */
         @Override
         public Committable prepareCommit(long checkpointId) throws IOException {
-            if (records == 0) {
-                return null;
-            }
-            String name = owner + "-" + subtask + "-" + (sequence++) + ".stage";
-            StateFiles.writeDurably(staging.resolve(name), buffer.toByteArray());
-            StateFiles.fsyncDirectory(staging);
-            buffer.reset();
-            records = 0;
             long[] ends = new long[partitions.length];
             for (int p = 0; p < partitions.length; p++) {
-                ends[p] = touched[p] ? partitions[p].endOffset() : -1;
+                ends[p] = partitions[p].endOffset();
+            }
+            long transaction = transactionId(subtask, checkpointId);
+            if (records == 0) {
+                return new Committable("", transaction, checkpointId, ends, new int[0]);
+            }
+            String name = owner + "-" + subtask + "-" + (sequence++) + ".stage";
+            DurableFiles.writeDurably(staging.resolve(name), buffer.toByteArray());
+            DurableFiles.fsyncDirectory(staging);
+            buffer.reset();
+            records = 0;
+            int[] written = new int[partitions.length];
+            int count = 0;
+            for (int p = 0; p < partitions.length; p++) {
+                if (touched[p]) {
+                    written[count++] = p;
+                }
             }
             touched = new boolean[partitions.length];
-            long transaction =
-                    ((long) (owner.hashCode() & 0x7fff) << 48)
-                            | ((long) (subtask & 0xffff) << 32)
-                            | (checkpointId & 0xffffffffL);
-            return new Committable(name, transaction, ends);
+            return new Committable(
+                    name, transaction, checkpointId, ends, Arrays.copyOf(written, count));
+        }
+
+        /**
+         * The id of this sink's transaction for {@code checkpointId}: 15 bits of a hash of job and
+         * sink, 16 bits of subtask, the checkpoint id's low 32 bits. The COMMIT marker names the
+         * transaction in full, so the hash only has to make a mismatch cheap to skip.
+         */
+        private long transactionId(int subtask, long checkpointId) {
+            return ((long) ((job + '\0' + owner).hashCode() & 0x7fff) << 48)
+                    | ((long) (subtask & 0xffff) << 32)
+                    | (checkpointId & 0xffffffffL);
         }
 
         @Override
         public void commit(Committable committable) throws Exception {
+            if (committable.partitions().length == 0) {
+                return; // nothing staged
+            }
             Path file = staging.resolve(committable.staging());
             List<List<byte[]>> byPartition = new ArrayList<>();
             for (int p = 0; p < partitions.length; p++) {
@@ -194,10 +314,10 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
                     read += 8 + payload.length;
                 }
             }
-            for (int p = 0; p < partitions.length; p++) {
-                if (p >= committable.endsAtPrepare().length
-                        || committable.endsAtPrepare()[p] < 0
-                        || committed(p, committable)) {
+            int writer = (int) ((committable.transaction() >>> 32) & 0xffff);
+            byte[] marker = new Marker(job, owner, writer, committable.checkpointId()).toBytes();
+            for (int p : committable.partitions()) {
+                if (p >= partitions.length || committed(p, committable)) {
                     continue;
                 }
                 if (!staged) {
@@ -213,7 +333,8 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
                                     + " is gone and the log does not hold its COMMIT");
                 }
                 if (!byPartition.get(p).isEmpty()) {
-                    partitions[p].appendTransaction(byPartition.get(p), committable.transaction());
+                    partitions[p].appendTransaction(
+                            byPartition.get(p), committable.transaction(), marker);
                 }
             }
             Files.deleteIfExists(file);
@@ -223,22 +344,45 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
          * True if partition {@code p} holds the transaction's COMMIT after its prepare-time end.
          */
         private boolean committed(int p, Committable committable) throws IOException {
-            long from = committable.endsAtPrepare()[p];
+            long from = Math.max(0, committable.endsAtPrepare()[p]);
+            boolean[] found = {false};
+            scan(
+                    p,
+                    from,
+                    (offset, transaction, marker) -> {
+                        if (transaction == committable.transaction()
+                                && (marker == null || isOurs(marker))) {
+                            found[0] = true;
+                        }
+                        return !found[0];
+                    });
+            return found[0];
+        }
+
+        private boolean isOurs(Marker marker) {
+            return marker.job().equals(job) && marker.sink().equals(owner);
+        }
+
+        /**
+         * Reads partition {@code p} from {@code from} to its end, handing each COMMIT to {@code
+         * visitor} (its marker is null for an older Weir's COMMIT) until it returns false.
+         */
+        private void scan(int p, long from, CommitVisitor visitor) throws IOException {
             PartitionReader reader =
                     PartitionLogs.reader(
                             partitions[p], Math.max(from, partitions[p].startOffset()));
-            boolean[] found = {false};
-            while (reader.hasNext() && !found[0]) {
+            boolean[] going = {true};
+            while (going[0] && reader.hasNext()) {
                 reader.read(
                         (offset, attributes, transaction, b, at, length) -> {
-                            if (attributes == PartitionLog.TXN_COMMIT
-                                    && transaction == committable.transaction()) {
-                                found[0] = true;
+                            if (going[0] && attributes == PartitionLog.TXN_COMMIT) {
+                                going[0] =
+                                        visitor.commit(
+                                                offset, transaction, Marker.parse(b, at, length));
                             }
                         },
                         4096);
             }
-            return found[0];
         }
 
         @Override
@@ -263,15 +407,99 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
                     }
                 }
             }
+            if (restoredCheckpointId >= 0) {
+                refuseNewerCommits(committed, subtask, parallelism);
+            }
+        }
+
+        /**
+         * Throws if a partition holds a COMMIT of this sink's own transaction (an old subtask this
+         * subtask now owns) for a checkpoint newer than the restored one and not among {@code
+         * committed}. Each partition is read from the largest end recorded at phase 1 by a restored
+         * committable (none: from its start).
+         */
+        private void refuseNewerCommits(List<Committable> committed, int subtask, int parallelism)
+                throws IOException {
+            Set<Long> restored = new HashSet<>();
+            long[] from = new long[partitions.length];
+            for (Committable c : committed) {
+                restored.add(c.transaction());
+                for (int p = 0; p < from.length && p < c.endsAtPrepare().length; p++) {
+                    from[p] = Math.max(from[p], c.endsAtPrepare()[p]);
+                }
+            }
+            long legacyOwner = (long) (owner.hashCode() & 0x7fff) << 48;
+            for (int p = 0; p < partitions.length; p++) {
+                int partition = p;
+                scan(
+                        p,
+                        from[p],
+                        (offset, transaction, marker) -> {
+                            int writer;
+                            long checkpoint;
+                            if (marker != null) {
+                                if (!isOurs(marker)) {
+                                    return true;
+                                }
+                                writer = marker.subtask();
+                                checkpoint = marker.checkpointId();
+                            } else if ((transaction & (0x7fffL << 48)) == legacyOwner) {
+                                writer = (int) ((transaction >>> 32) & 0xffff); // an older Weir
+                                checkpoint = transaction & 0xffffffffL;
+                            } else {
+                                return true;
+                            }
+                            if (writer % parallelism == subtask
+                                    && checkpoint > restoredCheckpointId
+                                    && !restored.contains(transaction)) {
+                                throw refusal(partition, offset, writer, checkpoint);
+                            }
+                            return true;
+                        });
+            }
+        }
+
+        private UnrecoverableException refusal(
+                int partition, long offset, int writer, long checkpoint) {
+            String restoredText =
+                    restoredCheckpointId > 0
+                            ? "this run restored checkpoint " + restoredCheckpointId
+                            : "this run found no checkpoint to resume from";
+            return new UnrecoverableException(
+                    "log sink '"
+                            + owner
+                            + "' of job '"
+                            + job
+                            + "' refuses to run: topic '"
+                            + topic
+                            + "' partition "
+                            + partition
+                            + " holds the COMMIT (offset "
+                            + offset
+                            + ") of its own output for checkpoint "
+                            + checkpoint
+                            + " (subtask "
+                            + writer
+                            + "), but "
+                            + restoredText
+                            + ". A newer checkpoint completed and its metadata (_manifest) is"
+                            + " lost; replaying from here would append that output a second"
+                            + " time. Restore the lost checkpoint and resume from it; or, to start"
+                            + " over, write to a fresh topic or start the job with resume \"none\""
+                            + " (the output already in '"
+                            + topic
+                            + "' stays)");
         }
 
         @Override
         public void close() {
-            for (PartitionLog partition : partitions) {
-                if (partition != null) {
-                    PartitionLogs.close(partition);
-                }
-            }
+            log.close();
         }
+    }
+
+    /** Receives the COMMIT markers a scan meets; returns false to stop it. */
+    @FunctionalInterface
+    private interface CommitVisitor {
+        boolean commit(long offset, long transaction, Marker marker);
     }
 }

@@ -28,4 +28,14 @@ public interface Sink<T> extends Serializable {
 
     /** Creates the writer of one sink subtask. */
     SinkWriter<T> createWriter(SinkContext context) throws Exception;
+
+    /**
+     * True if the sink's writer may block its thread for long (a remote commit, a network call):
+     * its subtasks then run on threads of their own, so they never hold up other steps nor a
+     * checkpoint barrier behind them (the idea of Hazelcast Jet's non-cooperative processors).
+     * Sinks that only touch local files need not say so.
+     */
+    default boolean isBlocking() {
+        return false;
+    }
 }

@@ -1,7 +1,7 @@
 package dev.weir.api.sink;
 
 import dev.weir.api.codec.Codec;
-import dev.weir.internal.checkpoint.StateFiles;
+import dev.weir.internal.io.DurableFiles;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -101,7 +101,7 @@ public abstract class WriteAheadSink<T> implements TwoPhaseCommitSink<T, WriteAh
                     return;
                 }
                 send(batch.records(), batch.checkpointId(), context);
-                StateFiles.writeAtomically(
+                DurableFiles.writeAtomically(
                         progress,
                         Long.toString(batch.checkpointId()).getBytes(StandardCharsets.UTF_8));
                 lastSent = batch.checkpointId();

@@ -27,6 +27,14 @@ public final class ByteArrayDataOutput implements DataOutput {
         }
     }
 
+    /** Overwrites the int at {@code position} (a length written before its bytes were known). */
+    public void patchInt(int position, int v) {
+        buffer[position] = (byte) (v >>> 24);
+        buffer[position + 1] = (byte) (v >>> 16);
+        buffer[position + 2] = (byte) (v >>> 8);
+        buffer[position + 3] = (byte) v;
+    }
+
     public int size() {
         return size;
     }

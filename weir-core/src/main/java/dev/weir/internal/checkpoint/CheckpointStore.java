@@ -1,6 +1,11 @@
 package dev.weir.internal.checkpoint;
 
+import dev.weir.api.testing.FaultPoint;
 import dev.weir.internal.io.DirectoryLock;
+import dev.weir.internal.io.DurableFiles;
+import dev.weir.internal.testhooks.FaultPoints;
+import dev.weir.internal.testhooks.PowerCut;
+import dev.weir.internal.testhooks.SeededBugs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -10,6 +15,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * so a second job (in this process or another) on the same directory is refused instead of
  * numbering its checkpoints from the same point as the first and mixing their files.
  */
-public final class CheckpointStore implements AutoCloseable {
+public final class CheckpointStore implements CheckpointStorage {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointStore.class);
     private static final String PREFIX = "chk-";
     private static final String MAX_ABORTED = "_max-aborted-id";
@@ -57,6 +63,59 @@ public final class CheckpointStore implements AutoCloseable {
     @Override
     public void close() {
         lock.close();
+    }
+
+    @Override
+    public Path begin(long id, Path savepointParent) throws IOException {
+        Path checkpoint =
+                savepointParent != null
+                        ? savepointParent.resolve(String.format("savepoint-%011d", id))
+                        : checkpointDirectory(id);
+        Files.createDirectories(checkpoint);
+        if (PowerCut.ON) {
+            PowerCut.created(checkpoint);
+        }
+        return checkpoint;
+    }
+
+    @Override
+    public Manifest.FileEntry writeTaskState(Path checkpoint, String taskName, byte[] bytes)
+            throws IOException {
+        String fileName = "task-" + taskName.replace('#', '-') + ".state";
+        FaultPoints.reach(FaultPoint.SNAPSHOT_BEFORE_WRITE);
+        DurableFiles.writeDurably(
+                checkpoint.resolve(fileName),
+                bytes,
+                FaultPoint.SNAPSHOT_MID_WRITE,
+                FaultPoint.SNAPSHOT_BEFORE_FSYNC);
+        CRC32C crc = new CRC32C();
+        crc.update(bytes);
+        return new Manifest.FileEntry(fileName, bytes.length, crc.getValue());
+    }
+
+    @Override
+    public void commit(Path checkpoint, Manifest manifest) throws IOException {
+        FaultPoints.reach(FaultPoint.CHECKPOINT_ALL_ACKNOWLEDGED);
+        DurableFiles.fsyncDirectory(checkpoint);
+        // The checkpoint directory's own entry: without this a power cut after the commits could
+        // take the whole checkpoint away (found by weir verify's power-cut emulation).
+        if (!SeededBugs.CHECKPOINT_DIRECTORY_WITHOUT_FSYNC) {
+            DurableFiles.fsyncDirectory(checkpoint.getParent());
+        }
+        DurableFiles.writeAtomically(
+                checkpoint.resolve(Manifest.FILE_NAME),
+                manifest.toBytes(),
+                FaultPoint.MANIFEST_BEFORE_RENAME);
+        FaultPoints.reach(FaultPoint.CHECKPOINT_MANIFEST_WRITTEN);
+    }
+
+    @Override
+    public void abort(Path checkpoint, long id, boolean savepoint) throws IOException {
+        if (savepoint) {
+            DurableFiles.deleteRecursively(checkpoint);
+        } else {
+            deleteAborted(id);
+        }
     }
 
     public Path directory() {
@@ -104,7 +163,7 @@ public final class CheckpointStore implements AutoCloseable {
             return; // complete after all (a failure after the manifest): keep it
         }
         if (id > maxAbortedId()) {
-            StateFiles.writeAtomically(
+            DurableFiles.writeAtomically(
                     directory.resolve(MAX_ABORTED),
                     (id + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         }
@@ -140,7 +199,7 @@ public final class CheckpointStore implements AutoCloseable {
      */
     public Optional<Path> latestComplete() {
         List<Long> ids = ids();
-        boolean skipNewest = dev.weir.internal.runtime.SeededBugs.FALLBACK_OLDER;
+        boolean skipNewest = dev.weir.internal.testhooks.SeededBugs.FALLBACK_OLDER;
         for (int i = ids.size() - 1; i >= 0; i--) {
             Path candidate = checkpointDirectory(ids.get(i));
             if (Files.exists(candidate.resolve(Manifest.FILE_NAME))) {

@@ -2,24 +2,18 @@ package dev.weir.internal.checkpoint;
 
 import dev.weir.api.checkpoint.CheckpointCorruptedException;
 import dev.weir.api.codec.Codecs;
+import dev.weir.api.state.KeyedSection;
+import dev.weir.api.state.KeyedStateBackend;
 import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
-import dev.weir.internal.io.PowerCut;
-import dev.weir.internal.runtime.FaultPoints;
-import dev.weir.internal.runtime.SeededBugs;
-import dev.weir.internal.state.HeapKeyedStateBackend;
-import dev.weir.internal.state.HeapKeyedStateBackend.Kind;
 import dev.weir.internal.state.RawKeyedState;
 import java.io.DataOutput;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,20 +29,23 @@ import java.util.zip.CRC32C;
  *             boolean ended (version 3+))*,
  * int operators, (UTF name, int subtask, int parallelism,
  *                 int operatorStateLength (-1 = none), bytes,
- *                 boolean keyed, [int states, (UTF name, byte kind,
- *                                              UTF codec id, UTF value codec id (version 3+))*,
- *                                 int entries, int entriesLength (bytes, version 2+),
- *                                 (int keyGroup, auto-encoded key,
- *                                               (int length (-1 = absent), bytes)* )*])*,
+ *                 boolean keyed, [UTF backend id, int keys,
+ *                                 int external files, (UTF path, long length, long crc32c)*,
+ *                                 int length, bytes (the backend's own format)])*,
  * int CRC32C of everything before it
  * </pre>
  *
- * Keyed entries are sorted by key group, and each value is length-prefixed so that restore can keep
- * it as bytes until the operator declares the state with its codec.
+ * A keyed section is written by the step's state backend ({@code KeyedStateBackend.KeyedSnapshot});
+ * the file only frames it, so any backend's state travels in the same checkpoint, and a section may
+ * refer to files outside the checkpoint directory (incremental checkpoints). Version 2 files (no
+ * frame) hold the heap backend's section inline; they are read as backend {@code heap.v2}.
  */
 public final class StateFiles {
     static final int MAGIC = 0x57454952;
     static final short VERSION = 3;
+
+    /** The oldest version read: 2 (version 1 predates Weir's first landing with checkpoints). */
+    static final short OLDEST_VERSION = 2;
 
     private StateFiles() {}
 
@@ -75,7 +72,13 @@ public final class StateFiles {
                 writeBlob(out, operator.operatorState());
                 out.writeBoolean(operator.keyed() != null);
                 if (operator.keyed() != null) {
+                    out.writeUTF(operator.backendId());
+                    out.writeInt(operator.keyed().keyCount());
+                    out.writeInt(0); // external files: none yet (see design 005)
+                    int lengthAt = out.size();
+                    out.writeInt(0);
                     operator.keyed().writeTo(out);
+                    out.patchInt(lengthAt, out.size() - lengthAt - 4);
                 }
             }
         } catch (IOException e) {
@@ -128,7 +131,7 @@ public final class StateFiles {
      * @param parallelism that subtask's parallelism
      * @param operatorState non-keyed state bytes, or null
      * @param keyed keyed state read from the file, or null (none, or held in memory)
-     * @param copy keyed state held in memory by local recovery (the copy the file was written
+     * @param copy keyed state held in memory by local recovery (the snapshot the file was written
      *     from), or null
      */
     public record OperatorState(
@@ -136,8 +139,15 @@ public final class StateFiles {
             int subtask,
             int parallelism,
             byte[] operatorState,
-            RawKeyedState keyed,
-            HeapKeyedStateBackend.KeyedCopy copy) {}
+            KeyedSection keyed,
+            KeyedStateBackend.KeyedSnapshot copy) {
+        /** True if the old subtask held any state. */
+        public boolean hasState() {
+            return operatorState != null
+                    || (keyed != null && keyed.keyCount() > 0)
+                    || (copy != null && copy.keyCount() > 0);
+        }
+    }
 
     /** Parses a state file already verified against the manifest; checks its own CRC too. */
     public static TaskState parse(Path path, byte[] bytes) {
@@ -156,7 +166,7 @@ public final class StateFiles {
                 throw new CheckpointCorruptedException(path, "not a Weir state file (bad magic)");
             }
             short version = in.readShort();
-            if (version < 1 || version > VERSION) {
+            if (version < OLDEST_VERSION || version > VERSION) {
                 throw new CheckpointCorruptedException(
                         path,
                         "format version "
@@ -184,7 +194,7 @@ public final class StateFiles {
                 int subtask = in.readInt();
                 int parallelism = in.readInt();
                 byte[] operatorState = readBlob(in);
-                RawKeyedState keyed = in.readBoolean() ? readKeyed(in, bytes, version) : null;
+                KeyedSection keyed = in.readBoolean() ? readKeyed(in, bytes, version) : null;
                 operators.add(
                         new OperatorState(name, subtask, parallelism, operatorState, keyed, null));
             }
@@ -199,22 +209,36 @@ public final class StateFiles {
         }
     }
 
-    private static RawKeyedState readKeyed(ByteArrayDataInput in, byte[] bytes, short version)
+    private static KeyedSection readKeyed(ByteArrayDataInput in, byte[] bytes, short version)
             throws IOException {
-        int stateCount = in.readInt();
-        List<String> names = new ArrayList<>();
-        List<Kind> kinds = new ArrayList<>();
-        List<String> codecIds = version >= 3 ? new ArrayList<>() : null;
-        List<String> valueCodecIds = version >= 3 ? new ArrayList<>() : null;
-        for (int i = 0; i < stateCount; i++) {
-            names.add(in.readUTF());
-            kinds.add(Kind.values()[in.readByte()]);
-            if (version >= 3) {
-                codecIds.add(in.readUTF());
-                valueCodecIds.add(in.readUTF());
-            }
+        if (version < 3) {
+            // Version 2: the heap backend's section inline; its extent is known once read.
+            int start = in.position();
+            RawKeyedState legacy = RawKeyedState.readLegacy(in, bytes);
+            return new KeyedSection(
+                    RawKeyedState.LEGACY_ID,
+                    legacy.entryCount(),
+                    bytes,
+                    start,
+                    in.position() - start,
+                    List.of());
         }
-        return RawKeyedState.read(in, bytes, names, kinds, codecIds, valueCodecIds, version >= 2);
+        String backendId = in.readUTF();
+        int keys = in.readInt();
+        int fileCount = in.readInt();
+        if (fileCount < 0 || fileCount > 1_000_000) {
+            throw new IOException("impossible file count " + fileCount);
+        }
+        List<KeyedSection.ExternalFile> files = new ArrayList<>();
+        for (int i = 0; i < fileCount; i++) {
+            files.add(new KeyedSection.ExternalFile(in.readUTF(), in.readLong(), in.readLong()));
+        }
+        int length = checkLength(in.readInt());
+        int start = in.position();
+        if (in.skipBytes(length) != length) {
+            throw new EOFException("the keyed state section ends early");
+        }
+        return new KeyedSection(backendId, keys, bytes, start, length, files);
     }
 
     /** Reads a whole file; a missing or unreadable file is a corruption naming it. */
@@ -225,100 +249,6 @@ public final class StateFiles {
             throw new CheckpointCorruptedException(path, "the file is missing");
         } catch (IOException e) {
             throw new CheckpointCorruptedException(path, "it cannot be read (" + e + ")");
-        }
-    }
-
-    /** Writes {@code bytes} to {@code path} and forces them to disk. */
-    public static void writeDurably(Path path, byte[] bytes) throws IOException {
-        writeDurably(path, bytes, null);
-    }
-
-    /**
-     * Like {@link #writeDurably(Path, byte[])}, passing the fault points {@code <points>.mid-write}
-     * (half the bytes written) and {@code <points>.before-fsync} when {@code points} is not null.
-     */
-    public static void writeDurably(Path path, byte[] bytes, String points) throws IOException {
-        if (PowerCut.ON) {
-            PowerCut.created(path);
-        }
-        try (FileChannel channel =
-                FileChannel.open(
-                        path,
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.TRUNCATE_EXISTING,
-                        StandardOpenOption.WRITE)) {
-            ByteBuffer buffer = ByteBuffer.wrap(bytes);
-            if (points != null) {
-                buffer.limit(bytes.length / 2);
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                FaultPoints.reach(points + ".mid-write");
-                buffer.limit(bytes.length);
-            }
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
-            }
-            if (PowerCut.ON) {
-                PowerCut.wrote(path, 0, bytes.length);
-            }
-            if (points != null) {
-                FaultPoints.reach(points + ".before-fsync");
-            }
-            channel.force(true);
-            if (PowerCut.ON) {
-                PowerCut.synced(path, bytes.length);
-            }
-        }
-    }
-
-    /**
-     * Writes {@code bytes} to {@code target} atomically: a temporary file, fsync, rename over the
-     * target, fsync of the directory so the rename itself is durable.
-     */
-    public static void writeAtomically(Path target, byte[] bytes) throws IOException {
-        writeAtomically(target, bytes, null);
-    }
-
-    /**
-     * Like {@link #writeAtomically(Path, byte[])}, passing the fault point {@code
-     * <point>.before-rename} (temporary file written and fsynced) when {@code point} is not null.
-     */
-    public static void writeAtomically(Path target, byte[] bytes, String point) throws IOException {
-        Path temp = target.resolveSibling(target.getFileName() + ".tmp");
-        writeDurably(temp, bytes);
-        if (point != null) {
-            FaultPoints.reach(point + ".before-rename");
-        }
-        Files.move(
-                temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        if (PowerCut.ON) {
-            PowerCut.renamed(temp, target);
-        }
-        if (!SeededBugs.RENAME_WITHOUT_FSYNC) {
-            fsyncDirectory(target.getParent());
-        }
-    }
-
-    /** Deletes {@code path}: a file, or a directory with everything under it; absent is fine. */
-    public static void deleteRecursively(Path path) throws IOException {
-        if (!Files.exists(path)) {
-            return;
-        }
-        try (java.util.stream.Stream<Path> paths = Files.walk(path)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
-
-    /** Forces a directory's entries (creations, renames) to disk. */
-    public static void fsyncDirectory(Path directory) throws IOException {
-        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-            channel.force(true);
-        }
-        if (PowerCut.ON) {
-            PowerCut.directorySynced(directory);
         }
     }
 }

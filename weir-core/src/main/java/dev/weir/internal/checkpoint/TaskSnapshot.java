@@ -1,6 +1,6 @@
 package dev.weir.internal.checkpoint;
 
-import dev.weir.internal.state.HeapKeyedStateBackend.KeyedCopy;
+import dev.weir.api.state.KeyedStateBackend;
 import java.util.List;
 import java.util.Map;
 
@@ -25,8 +25,14 @@ public record TaskSnapshot(
      * @param subtask its subtask index
      * @param parallelism its parallelism
      * @param operatorState non-keyed state bytes, or null
-     * @param keyed a copy of its keyed state, or null
+     * @param keyed a snapshot of its keyed state, or null
+     * @param backendId the id of the backend that took {@code keyed}, or null
      */
     public record OperatorSnapshot(
-            String name, int subtask, int parallelism, byte[] operatorState, KeyedCopy keyed) {}
+            String name,
+            int subtask,
+            int parallelism,
+            byte[] operatorState,
+            KeyedStateBackend.KeyedSnapshot keyed,
+            String backendId) {}
 }

@@ -20,6 +20,10 @@ import java.util.List;
  * Reads a topic of the embedded {@link DurableLog}: one split per partition, offset = the next
  * record's offset in the partition, so it resumes exactly at a checkpoint's offset. Bounded (stops
  * at the end each partition had when the reader opened) or unbounded (waits for new records).
+ *
+ * <p>Takes no lock: if this JVM writes the log it shares the writer's partitions, otherwise it
+ * reads a view of what the writing process (if any) made durable, following its appends; so a job
+ * can read a topic that a job in another process is writing.
  */
 public final class LogSource<T> implements Source<T> {
     private final String directory;
@@ -30,6 +34,7 @@ public final class LogSource<T> implements Source<T> {
 
     public LogSource(
             Path directory, String topic, Codec<T> codec, boolean bounded, LogOptions options) {
+        DurableLog.checkTopicName(topic);
         this.directory = directory.toString();
         this.topic = topic;
         this.codec = codec;
@@ -50,7 +55,7 @@ public final class LogSource<T> implements Source<T> {
     @Override
     public List<String> splits(int parallelism) {
         int partitions;
-        try (DurableLog log = DurableLog.open(Path.of(directory), options)) {
+        try (DurableLog log = DurableLog.openReadOnly(Path.of(directory), options)) {
             partitions = log.partitions(topic);
         }
         List<String> splits = new ArrayList<>();
@@ -63,9 +68,14 @@ public final class LogSource<T> implements Source<T> {
     @Override
     public SourceReader<T> openReader(String split, SourceContext context) throws Exception {
         int partition = Integer.parseInt(split.substring(split.lastIndexOf('-') + 1));
-        Path partitionDir = Path.of(directory).resolve(topic).resolve(Integer.toString(partition));
-        PartitionLog log = PartitionLogs.open(topic, partition, partitionDir, options);
-        return new Reader(log);
+        Path root = PartitionLogs.canonical(Path.of(directory));
+        PartitionLog log = PartitionLogs.openReadable(root, topic, partition, options);
+        try {
+            return new Reader(log);
+        } catch (Exception e) {
+            PartitionLogs.close(log);
+            throw e;
+        }
     }
 
     /**
@@ -86,7 +96,7 @@ public final class LogSource<T> implements Source<T> {
         Reader(PartitionLog log) throws Exception {
             this.log = log;
             this.reader = PartitionLogs.reader(log, log.startOffset());
-            this.end = bounded ? log.endOffset() : Long.MAX_VALUE;
+            this.end = bounded ? log.refresh() : Long.MAX_VALUE;
         }
 
         @Override

@@ -3,6 +3,7 @@ package dev.weir.internal.graph;
 import dev.weir.api.function.KeySelector;
 import dev.weir.internal.graph.Node.OperatorNode;
 import dev.weir.internal.graph.Node.Partitioning;
+import dev.weir.internal.graph.Node.SideOutputNode;
 import dev.weir.internal.graph.Node.SourceNode;
 import dev.weir.internal.graph.Node.UnionNode;
 import dev.weir.internal.runtime.RecordWriter;
@@ -16,7 +17,8 @@ import java.util.Map;
  *
  * <p>An operator is chained into its input's vertex (called directly, no channel) when it has a
  * single input, the edge is forward, and both run at the same parallelism. Unions disappear: their
- * consumer simply gets several input edges.
+ * consumer simply gets several input edges. So do side outputs: their consumers are chained to (or
+ * get an edge from) the producing operator, marked with the side output's tag.
  */
 public final class JobGraph {
     /** One operator inside a vertex, with the operators chained after it and its network edges. */
@@ -24,6 +26,7 @@ public final class JobGraph {
         private final Node node;
         private final List<ChainNode> chained = new ArrayList<>();
         private final List<Edge> outputs = new ArrayList<>();
+        private String inputTag;
 
         ChainNode(Node node) {
             this.node = node;
@@ -31,6 +34,14 @@ public final class JobGraph {
 
         public Node node() {
             return node;
+        }
+
+        /**
+         * For a node chained to its producer: the producer's side output it reads, or null for the
+         * main output.
+         */
+        public String inputTag() {
+            return inputTag;
         }
 
         public List<ChainNode> chained() {
@@ -90,6 +101,7 @@ public final class JobGraph {
      * @param to consuming vertex
      * @param mode how records pick a target subtask
      * @param keySelector the key selector of a keyed edge, else null
+     * @param tag the side output of {@code fromNode} this edge carries, or null for its main output
      */
     public record Edge(
             int index,
@@ -97,7 +109,11 @@ public final class JobGraph {
             ChainNode fromNode,
             Vertex to,
             RecordWriter.Mode mode,
-            KeySelector<Object, Object> keySelector) {}
+            KeySelector<Object, Object> keySelector,
+            String tag) {}
+
+    /** One producer of a node's input: a node and which of its outputs (null: the main one). */
+    private record Producer(Node node, String tag) {}
 
     private final List<Vertex> vertices;
     private final List<Edge> edges;
@@ -126,7 +142,7 @@ public final class JobGraph {
         List<Vertex> vertices = new ArrayList<>();
         List<Edge> edges = new ArrayList<>();
         for (Node node : nodes) {
-            if (node instanceof UnionNode) {
+            if (node instanceof UnionNode || node instanceof SideOutputNode) {
                 continue;
             }
             ChainNode chainNode = new ChainNode(node);
@@ -139,32 +155,34 @@ public final class JobGraph {
                 continue;
             }
             OperatorNode operator = (OperatorNode) node;
-            List<Node> producers = new ArrayList<>();
-            collectProducers(operator.input(), producers);
-            Node single = producers.size() == 1 ? producers.get(0) : null;
+            List<Producer> producers = new ArrayList<>();
+            collectProducers(operator.input(), null, producers);
+            Producer single = producers.size() == 1 ? producers.get(0) : null;
             if (single != null
                     && operator.partitioning() == Partitioning.FORWARD
-                    && parallelismOf(single, defaultParallelism) == parallelism) {
-                chainNodes.get(single).chained().add(chainNode);
-                vertexOf.put(node, vertexOf.get(single));
+                    && parallelismOf(single.node(), defaultParallelism) == parallelism) {
+                chainNode.inputTag = single.tag();
+                chainNodes.get(single.node()).chained().add(chainNode);
+                vertexOf.put(node, vertexOf.get(single.node()));
                 continue;
             }
             Vertex vertex = new Vertex(vertices.size(), parallelism, chainNode);
             vertices.add(vertex);
             vertexOf.put(node, vertex);
-            for (Node producer : producers) {
-                Vertex from = vertexOf.get(producer);
+            for (Producer producer : producers) {
+                Vertex from = vertexOf.get(producer.node());
                 RecordWriter.Mode mode = modeOf(operator, from.parallelism() == parallelism);
                 Edge edge =
                         new Edge(
                                 edges.size(),
                                 from,
-                                chainNodes.get(producer),
+                                chainNodes.get(producer.node()),
                                 vertex,
                                 mode,
-                                operator.keySelector());
+                                operator.keySelector(),
+                                producer.tag());
                 edges.add(edge);
-                chainNodes.get(producer).outputs().add(edge);
+                chainNodes.get(producer.node()).outputs().add(edge);
                 vertex.inputs().add(edge);
             }
         }
@@ -182,14 +200,38 @@ public final class JobGraph {
         }
     }
 
-    private static void collectProducers(Node input, List<Node> out) {
+    private static void collectProducers(Node input, String tag, List<Producer> out) {
         if (input instanceof UnionNode union) {
             for (Node each : union.inputs()) {
-                collectProducers(each, out);
+                collectProducers(each, tag, out);
             }
+        } else if (input instanceof SideOutputNode side) {
+            collectProducers(side.producer(), side.tag(), out);
         } else {
-            out.add(input);
+            out.add(new Producer(input, tag));
         }
+    }
+
+    /** True if some step of the job gives records event time. */
+    public boolean usesEventTime() {
+        for (Vertex vertex : vertices) {
+            if (assignsTime(vertex.head())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean assignsTime(ChainNode node) {
+        if (node.node() instanceof OperatorNode operator && operator.assignsTime()) {
+            return true;
+        }
+        for (ChainNode child : node.chained()) {
+            if (assignsTime(child)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The parallelism {@code node} runs at. */

@@ -11,7 +11,8 @@ import java.util.List;
  *
  * <p>Immutable once created, except {@link #parallelism} which the stream API sets right after.
  */
-public abstract sealed class Node permits Node.SourceNode, Node.OperatorNode, Node.UnionNode {
+public abstract sealed class Node
+        permits Node.SourceNode, Node.OperatorNode, Node.UnionNode, Node.SideOutputNode {
     /** How records travel from an input into a node. */
     public enum Partitioning {
         /** Keep the upstream subtask's records together; chained when parallelism matches. */
@@ -73,6 +74,8 @@ public abstract sealed class Node permits Node.SourceNode, Node.OperatorNode, No
         private final KeySelector<Object, Object> keySelector;
         private final OperatorFactory factory;
         private final Sink<?> sink;
+        private boolean assignsTime;
+        private boolean blocking;
 
         public OperatorNode(
                 int id,
@@ -88,6 +91,28 @@ public abstract sealed class Node permits Node.SourceNode, Node.OperatorNode, No
             this.keySelector = keySelector;
             this.factory = factory;
             this.sink = sink;
+        }
+
+        /** True if this step gives records event time (then the job's edges carry timestamps). */
+        public boolean assignsTime() {
+            return assignsTime;
+        }
+
+        /** Marks this step as one that gives records event time. */
+        public OperatorNode assignsTime(boolean assigns) {
+            this.assignsTime = assigns;
+            return this;
+        }
+
+        /** True if this step may block its thread (it then runs on a thread of its own). */
+        public boolean blocking() {
+            return blocking;
+        }
+
+        /** Marks this step as one that may block its thread. */
+        public OperatorNode blocking(boolean blocks) {
+            this.blocking = blocks;
+            return this;
         }
 
         public Node input() {
@@ -124,6 +149,29 @@ public abstract sealed class Node permits Node.SourceNode, Node.OperatorNode, No
 
         public List<Node> inputs() {
             return inputs;
+        }
+    }
+
+    /**
+     * A virtual node: the side output {@code tag} of {@code producer}, read by the steps that take
+     * it as input. Never becomes a task itself.
+     */
+    public static final class SideOutputNode extends Node {
+        private final Node producer;
+        private final String tag;
+
+        public SideOutputNode(int id, String name, Node producer, String tag) {
+            super(id, name);
+            this.producer = producer;
+            this.tag = tag;
+        }
+
+        public Node producer() {
+            return producer;
+        }
+
+        public String tag() {
+            return tag;
         }
     }
 }

@@ -34,6 +34,9 @@ public final class PartitionReader {
     public void seek(long offset) throws IOException {
         long start = log.startOffset();
         long end = log.endOffset();
+        if (offset > end) {
+            end = log.refresh();
+        }
         if (offset < start || offset > end) {
             throw new IllegalArgumentException(
                     "offset "
@@ -50,7 +53,7 @@ public final class PartitionReader {
                             + (offset < start ? "; it was deleted by retention" : ""));
         }
         segment = log.segmentFor(offset);
-        long[] floor = segment.floor(offset);
+        long[] floor = segment == null ? new long[] {offset, 0} : log.floor(segment, offset);
         nextOffset = floor[0];
         position = floor[1];
         buffer.limit(0);
@@ -65,25 +68,26 @@ public final class PartitionReader {
         }
     }
 
-    /** True if a record is available now. */
-    public boolean hasNext() {
-        return nextOffset < log.endOffset();
+    /**
+     * True if a record is available now; a read-only view first follows its writer when the reader
+     * has caught up.
+     */
+    public boolean hasNext() throws IOException {
+        return nextOffset < log.endOffset() || nextOffset < log.refresh();
     }
 
     /** Hands up to {@code max} records to {@code visitor}; returns how many. */
     public int read(RecordVisitor visitor, int max) throws IOException {
         long end = log.endOffset();
+        if (nextOffset >= end) {
+            end = caughtUp();
+        }
         int count = 0;
         while (count < max && nextOffset < end) {
             if (position >= segment.size) {
-                Segment next = log.segmentAfter(segment);
-                if (next == null) {
+                if (!nextSegment()) {
                     break;
                 }
-                segment = next;
-                position = 0;
-                buffer.limit(0);
-                bufferStart = 0;
                 continue;
             }
             int at = ensure(PartitionLog.HEADER_BYTES);
@@ -124,6 +128,41 @@ public final class PartitionReader {
             count++;
         }
         return count;
+    }
+
+    /**
+     * At the published end: a read-only view follows its writer; returns the end offset now. (Off
+     * the per-record path, like {@link #nextSegment}, so the loop in {@link #read} stays small.)
+     */
+    private long caughtUp() throws IOException {
+        long end = log.refresh();
+        if (segment == null && nextOffset < end) {
+            segment = log.segmentFor(nextOffset); // a view that had no segment when we sought
+        }
+        return end;
+    }
+
+    /**
+     * Moves to the segment after the current one, which must start where it ended; false if there
+     * is none yet.
+     */
+    private boolean nextSegment() {
+        Segment next = log.segmentAfter(segment);
+        if (next == null) {
+            return false;
+        }
+        if (next.baseOffset != nextOffset) {
+            throw corrupt(
+                    "the segment ends at offset "
+                            + nextOffset
+                            + " but the next one starts at "
+                            + next.baseOffset);
+        }
+        segment = next;
+        position = 0;
+        buffer.limit(0);
+        bufferStart = 0;
+        return true;
     }
 
     private LogCorruptedException corrupt(String problem) {

@@ -1,10 +1,11 @@
 package dev.weir.internal.operators;
 
 import dev.weir.api.sink.IdempotentSink;
-import dev.weir.internal.runtime.FaultPoints;
+import dev.weir.api.testing.FaultPoint;
 import dev.weir.internal.runtime.OperatorContext;
 import dev.weir.internal.runtime.StreamOperator;
 import dev.weir.internal.runtime.UserCodeException;
+import dev.weir.internal.testhooks.FaultPoints;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -34,7 +35,7 @@ public final class IdempotentSinkOperator implements StreamOperator {
         this.name = context.operatorName();
         this.checkpointing = context.checkpointing();
         writer = sink.createUpsertWriter(SubtaskSinkContext.of(context));
-        FaultPoints.reach("sink.before-recover");
+        FaultPoints.reach(FaultPoint.SINK_BEFORE_RECOVER);
         LOG.debug(
                 "idempotent sink {} subtask {} starts; target holds checkpoint {}",
                 name,
@@ -54,9 +55,9 @@ public final class IdempotentSinkOperator implements StreamOperator {
     @Override
     public byte[] snapshotOperatorState(long checkpointId) throws Exception {
         // The upsert is this sink's pre-commit: durable in the target before the barrier moves on.
-        FaultPoints.reach("sink.before-precommit");
+        FaultPoints.reach(FaultPoint.SINK_BEFORE_PRECOMMIT);
         flush(checkpointId);
-        FaultPoints.reach("sink.after-precommit");
+        FaultPoints.reach(FaultPoint.SINK_AFTER_PRECOMMIT);
         return null;
     }
 
@@ -64,8 +65,8 @@ public final class IdempotentSinkOperator implements StreamOperator {
     public void notifyCheckpointComplete(long checkpointId) {
         // Nothing to commit: the upserts are already visible. The points exist so the sink
         // conformance suite fails an idempotent sink at the same moments as a transactional one.
-        FaultPoints.reach("sink.checkpoint-complete-before-commit");
-        FaultPoints.reach("sink.after-commit");
+        FaultPoints.reach(FaultPoint.SINK_CHECKPOINT_COMPLETE_BEFORE_COMMIT);
+        FaultPoints.reach(FaultPoint.SINK_AFTER_COMMIT);
     }
 
     private void flush(long checkpointId) throws Exception {

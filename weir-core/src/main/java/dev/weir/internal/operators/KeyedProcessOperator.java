@@ -1,27 +1,69 @@
 package dev.weir.internal.operators;
 
+import dev.weir.api.OutputTag;
+import dev.weir.api.codec.Codecs;
 import dev.weir.api.function.Collector;
 import dev.weir.api.function.FunctionFactory;
 import dev.weir.api.function.KeySelector;
 import dev.weir.api.function.KeyedProcessFunction;
+import dev.weir.api.state.KeyedStateBackend;
+import dev.weir.api.state.KeyedStateStore;
+import dev.weir.api.state.ListState;
+import dev.weir.api.time.TimeDomain;
+import dev.weir.api.time.TimerService;
 import dev.weir.internal.runtime.KeyedInput;
 import dev.weir.internal.runtime.NullCheckingOutput;
 import dev.weir.internal.runtime.OperatorContext;
+import dev.weir.internal.runtime.Output;
+import dev.weir.internal.runtime.ProcessingTimeService;
+import dev.weir.internal.runtime.RecordTime;
 import dev.weir.internal.runtime.StreamOperator;
 import dev.weir.internal.runtime.UserCodeException;
-import dev.weir.internal.state.HeapKeyedStateBackend;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
 
 /**
  * Runs a {@link KeyedProcessFunction}: takes each record's key (from the keyed batch, or extracts
- * it), scopes the keyed state to it and calls the function.
+ * it), scopes the keyed state to it and calls the function with a context that reads the record's
+ * time, registers timers and emits side outputs.
+ *
+ * <p>Timers are keyed state: each key's pending timer times are kept in two internal list states
+ * (event and processing time), so they are checkpointed, restored and redistributed by key group
+ * like any state, and {@link #afterStateRestored} rebuilds the in-memory queues from them. A queue
+ * entry deleted by the function is skipped when it comes up (lazy deletion).
  */
 public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
+    /** Internal state holding each key's event-time timers. */
+    static final String EVENT_TIMERS = "__weir.timers.event";
+
+    /** Internal state holding each key's processing-time timers. */
+    static final String PROCESSING_TIMERS = "__weir.timers.processing";
+
     private final KeySelector<Object, Object> keySelector;
     private final FunctionFactory<KeyedProcessFunction<Object, Object, Object>> factory;
     private KeyedProcessFunction<Object, Object, Object> function;
     private String name;
     private Collector<Object> output;
-    private HeapKeyedStateBackend state;
+    private Output rawOutput;
+    private KeyedStateBackend state;
+    private RecordTime time;
+    private ProcessingTimeService timeService;
+    private Map<String, Output> sideOutputs;
+    private long watermark = Long.MIN_VALUE;
+
+    private final Timers eventTimers = new Timers();
+    private final Timers processingTimers = new Timers();
+    private ListState<Long> eventTimerState;
+    private ListState<Long> processingTimerState;
+
+    /** The earliest processing time a callback is scheduled for, or MAX_VALUE. */
+    private long scheduledProcessing = Long.MAX_VALUE;
+
+    private final ContextImpl context = new ContextImpl();
 
     public KeyedProcessOperator(
             KeySelector<Object, Object> keySelector,
@@ -31,12 +73,57 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     }
 
     @Override
-    public void open(OperatorContext context) throws Exception {
-        this.name = context.operatorName();
-        this.output = new NullCheckingOutput("process '" + name + "'", context.output());
-        this.state = context.keyedState();
+    public void open(OperatorContext operatorContext) throws Exception {
+        this.name = operatorContext.operatorName();
+        this.rawOutput = operatorContext.output();
+        this.output = new NullCheckingOutput("process '" + name + "'", rawOutput);
+        this.state = operatorContext.keyedState();
+        this.time = operatorContext.time();
+        this.timeService = operatorContext.timeService();
+        this.sideOutputs = operatorContext.sideOutputs();
+        this.eventTimerState = state.listState(EVENT_TIMERS, Codecs.LONG);
+        this.processingTimerState = state.listState(PROCESSING_TIMERS, Codecs.LONG);
         this.function = factory.create();
-        function.open(state);
+        KeyedStateStore states = state;
+        int subtask = operatorContext.subtaskIndex();
+        int parallelism = operatorContext.parallelism();
+        function.open(
+                new KeyedProcessFunction.OpenContext() {
+                    @Override
+                    public KeyedStateStore states() {
+                        return states;
+                    }
+
+                    @Override
+                    public String stepName() {
+                        return name;
+                    }
+
+                    @Override
+                    public int subtaskIndex() {
+                        return subtask;
+                    }
+
+                    @Override
+                    public int parallelism() {
+                        return parallelism;
+                    }
+                });
+    }
+
+    /** Rebuilds the timer queues from the restored timer state. */
+    @Override
+    public void afterStateRestored() throws Exception {
+        state.forEachKey(
+                key -> {
+                    for (long at : eventTimerState.get()) {
+                        eventTimers.add(at, key);
+                    }
+                    for (long at : processingTimerState.get()) {
+                        processingTimers.add(at, key);
+                    }
+                });
+        scheduleProcessing();
     }
 
     @Override
@@ -55,11 +142,236 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     public void processElement(Object record, Object key) {
         try {
             state.setCurrentKey(key);
-            function.process(key, record, output);
+            context.key = key;
+            function.process(record, context, output);
         } catch (UserCodeException e) {
             throw e;
         } catch (Exception e) {
             throw new UserCodeException("process '" + name + "'", e);
+        }
+    }
+
+    @Override
+    public boolean processWatermark(long newWatermark) {
+        watermark = newWatermark;
+        try {
+            fire(eventTimers, newWatermark, TimeDomain.EVENT_TIME, eventTimerState);
+        } catch (UserCodeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new UserCodeException("process '" + name + "' onTimer", e);
+        }
+        return true;
+    }
+
+    /** Fires the timers of {@code timers} due at {@code upTo}, in time order. */
+    private void fire(Timers timers, long upTo, TimeDomain domain, ListState<Long> stored)
+            throws Exception {
+        Timer due;
+        while ((due = timers.pollDue(upTo)) != null) {
+            state.setCurrentKey(due.key);
+            removeStored(stored, due.time);
+            context.key = due.key;
+            context.domain = domain;
+            time.timestamp = domain == TimeDomain.EVENT_TIME ? due.time : RecordTime.NONE;
+            try {
+                function.onTimer(due.time, context, output);
+            } finally {
+                context.domain = null;
+                time.timestamp = RecordTime.NONE;
+            }
+        }
+    }
+
+    private void onProcessingTime(long scheduledFor) throws Exception {
+        scheduledProcessing = Long.MAX_VALUE;
+        fire(processingTimers, timeService.now(), TimeDomain.PROCESSING_TIME, processingTimerState);
+        scheduleProcessing();
+    }
+
+    /** Asks the task to call back at the earliest pending processing-time timer. */
+    private void scheduleProcessing() {
+        long next = processingTimers.earliest();
+        if (next < scheduledProcessing) {
+            scheduledProcessing = next;
+            timeService.schedule(next, this::onProcessingTime);
+        }
+    }
+
+    @Override
+    public void finish() throws Exception {
+        KeyedProcessFunction.EndOfInputContext<Object, Object> end =
+                new KeyedProcessFunction.EndOfInputContext<>() {
+                    @Override
+                    public void forEachKey(KeyedProcessFunction.KeyAction<Object> action)
+                            throws Exception {
+                        state.forEachKey(
+                                key -> {
+                                    context.key = key;
+                                    action.accept(key);
+                                });
+                    }
+
+                    @Override
+                    public <X> void output(OutputTag<X> tag, X value) {
+                        context.output(tag, value);
+                    }
+                };
+        try {
+            function.onEndOfInput(end, output);
+        } catch (UserCodeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new UserCodeException("process '" + name + "' onEndOfInput", e);
+        }
+    }
+
+    /** One timer: a time and a key; equal when both are. */
+    private record Timer(long time, Object key) {}
+
+    /** A queue of timers by time, without duplicates, with lazy deletion. */
+    private static final class Timers {
+        private final PriorityQueue<Timer> queue =
+                new PriorityQueue<>((a, b) -> Long.compare(a.time, b.time));
+        private final Set<Timer> live = new HashSet<>();
+
+        /** Adds a timer; false if the key had one at that time already. */
+        boolean add(long at, Object key) {
+            Timer timer = new Timer(at, key);
+            if (!live.add(timer)) {
+                return false;
+            }
+            queue.add(timer);
+            return true;
+        }
+
+        /** Deletes a timer; false if there was none. */
+        boolean delete(long at, Object key) {
+            return live.remove(new Timer(at, key));
+        }
+
+        /** The next live timer due at {@code upTo} or earlier, removed; or null. */
+        Timer pollDue(long upTo) {
+            Timer head;
+            while ((head = queue.peek()) != null && head.time <= upTo) {
+                queue.poll();
+                if (live.remove(head)) {
+                    return head;
+                }
+            }
+            return null;
+        }
+
+        /** The earliest time in the queue (possibly a deleted timer), or MAX_VALUE. */
+        long earliest() {
+            Timer head = queue.peek();
+            return head == null ? Long.MAX_VALUE : head.time;
+        }
+    }
+
+    /** The context handed to every call; one instance, updated before each. */
+    private final class ContextImpl
+            implements KeyedProcessFunction.OnTimerContext<Object, Object>, TimerService {
+        Object key;
+        TimeDomain domain;
+
+        @Override
+        public Object key() {
+            return key;
+        }
+
+        @Override
+        public boolean hasTimestamp() {
+            return time.timestamp != RecordTime.NONE;
+        }
+
+        @Override
+        public long timestamp() {
+            return time.timestamp;
+        }
+
+        @Override
+        public TimerService timers() {
+            return this;
+        }
+
+        @Override
+        public <X> void output(OutputTag<X> tag, X value) {
+            if (value == null) {
+                throw NullCheckingOutput.nullRecord(
+                        "process '" + name + "'", "emitted null to side output '" + tag.id() + "'");
+            }
+            Output side = sideOutputs.get(tag.id());
+            if (side != null) {
+                side.collect(value);
+            }
+        }
+
+        @Override
+        public TimeDomain timeDomain() {
+            return domain;
+        }
+
+        @Override
+        public long currentProcessingTime() {
+            return timeService.now();
+        }
+
+        @Override
+        public long currentWatermark() {
+            return watermark;
+        }
+
+        @Override
+        public void registerEventTimeTimer(long at) {
+            Object k = keyForTimer();
+            if (eventTimers.add(at, k)) {
+                eventTimerState.add(at);
+            }
+        }
+
+        @Override
+        public void registerProcessingTimeTimer(long at) {
+            Object k = keyForTimer();
+            if (processingTimers.add(at, k)) {
+                processingTimerState.add(at);
+                scheduleProcessing();
+            }
+        }
+
+        @Override
+        public void deleteEventTimeTimer(long at) {
+            if (eventTimers.delete(at, keyForTimer())) {
+                removeStored(eventTimerState, at);
+            }
+        }
+
+        @Override
+        public void deleteProcessingTimeTimer(long at) {
+            if (processingTimers.delete(at, keyForTimer())) {
+                removeStored(processingTimerState, at);
+            }
+        }
+
+        private Object keyForTimer() {
+            if (key == null) {
+                throw new IllegalStateException(
+                        "process '"
+                                + name
+                                + "': timers belong to a key; use them in process or onTimer");
+            }
+            return key;
+        }
+    }
+
+    /** Removes {@code at} from the current key's stored timers. */
+    private static void removeStored(ListState<Long> stored, long at) {
+        List<Long> remaining = new ArrayList<>(stored.get());
+        remaining.remove(Long.valueOf(at));
+        if (remaining.isEmpty()) {
+            stored.clear();
+        } else {
+            stored.update(remaining);
         }
     }
 }

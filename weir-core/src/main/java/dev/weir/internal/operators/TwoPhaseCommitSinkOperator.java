@@ -3,13 +3,14 @@ package dev.weir.internal.operators;
 import dev.weir.api.codec.Codec;
 import dev.weir.api.sink.TransactionalWriter;
 import dev.weir.api.sink.TwoPhaseCommitSink;
+import dev.weir.api.testing.FaultPoint;
 import dev.weir.internal.checkpoint.ByteArrayDataInput;
 import dev.weir.internal.checkpoint.ByteArrayDataOutput;
-import dev.weir.internal.runtime.FaultPoints;
 import dev.weir.internal.runtime.OperatorContext;
-import dev.weir.internal.runtime.SeededBugs;
 import dev.weir.internal.runtime.StreamOperator;
 import dev.weir.internal.runtime.UserCodeException;
+import dev.weir.internal.testhooks.FaultPoints;
+import dev.weir.internal.testhooks.SeededBugs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -55,10 +56,10 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator {
         this.checkpointing = context.checkpointing();
         this.writer = sink.createTransactionalWriter(SubtaskSinkContext.of(context));
         for (Object committable : restored) {
-            FaultPoints.reach("sink.recommit");
+            FaultPoints.reach(FaultPoint.SINK_RECOMMIT);
             writer.commit(committable);
         }
-        FaultPoints.reach("sink.before-recover");
+        FaultPoints.reach(FaultPoint.SINK_BEFORE_RECOVER);
         if (!SeededBugs.SKIP_ABORT) {
             writer.recoverOwned(
                     List.copyOf(restored), context.subtaskIndex(), context.parallelism());
@@ -77,9 +78,9 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator {
 
     @Override
     public byte[] snapshotOperatorState(long checkpointId) throws Exception {
-        FaultPoints.reach("sink.before-precommit");
+        FaultPoints.reach(FaultPoint.SINK_BEFORE_PRECOMMIT);
         Object committable = writer.prepareCommit(checkpointId);
-        FaultPoints.reach("sink.after-precommit");
+        FaultPoints.reach(FaultPoint.SINK_AFTER_PRECOMMIT);
         if (committable != null && SeededBugs.COMMIT_BEFORE_COMPLETE) {
             writer.commit(committable);
         } else if (committable != null) {
@@ -96,11 +97,11 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator {
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
-        FaultPoints.reach("sink.checkpoint-complete-before-commit");
+        FaultPoints.reach(FaultPoint.SINK_CHECKPOINT_COMPLETE_BEFORE_COMMIT);
         while (!pending.isEmpty() && pending.firstKey() <= checkpointId) {
             Map.Entry<Long, Object> entry = pending.pollFirstEntry();
             writer.commit(entry.getValue());
-            FaultPoints.reach("sink.after-commit");
+            FaultPoints.reach(FaultPoint.SINK_AFTER_COMMIT);
         }
     }
 

@@ -4,14 +4,12 @@ import dev.weir.api.JobListener;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.checkpoint.CheckpointStats.TaskStats;
-import dev.weir.internal.checkpoint.CheckpointStore;
+import dev.weir.internal.checkpoint.CheckpointStorage;
 import dev.weir.internal.checkpoint.Manifest;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.checkpoint.StateFiles;
 import dev.weir.internal.checkpoint.TaskSnapshot;
-import dev.weir.internal.io.PowerCut;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,7 +24,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +45,7 @@ final class CheckpointCoordinator {
     private final String jobName;
     private final int maxParallelism;
     private final CheckpointConfig config;
-    private final CheckpointStore store;
+    private final CheckpointStorage store;
     private final JobListener listener;
     private final Consumer<CheckpointStats> statsSink;
     private final ScheduledExecutorService timer;
@@ -103,7 +100,7 @@ final class CheckpointCoordinator {
             String jobName,
             int maxParallelism,
             CheckpointConfig config,
-            CheckpointStore store,
+            CheckpointStorage store,
             JobListener listener,
             Consumer<CheckpointStats> statsSink,
             LocalStateCache localState,
@@ -198,15 +195,9 @@ final class CheckpointCoordinator {
     private CompletableFuture<CheckpointStats> start(Path savepointParent) {
         long id = nextId.getAndIncrement();
         boolean savepoint = savepointParent != null;
-        Path directory =
-                savepoint
-                        ? savepointParent.resolve(String.format("savepoint-%011d", id))
-                        : store.checkpointDirectory(id);
+        Path directory;
         try {
-            Files.createDirectories(directory);
-            if (PowerCut.ON) {
-                PowerCut.created(directory);
-            }
+            directory = store.begin(id, savepointParent);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -318,16 +309,13 @@ final class CheckpointCoordinator {
             directory = checkpoint.directory;
         }
         long start = System.nanoTime();
-        String fileName = "task-" + task.name().replace('#', '-') + ".state";
+        Manifest.FileEntry file;
         try {
-            FaultPoints.reach("snapshot.before-write");
-            StateFiles.writeDurably(directory.resolve(fileName), bytes, "snapshot");
+            file = store.writeTaskState(directory, task.name(), bytes);
         } catch (IOException | RuntimeException e) {
-            abort(id, "writing " + fileName + " failed: " + e, e);
+            abort(id, "writing the state of " + task.name() + " failed: " + e, e);
             return;
         }
-        CRC32C crc = new CRC32C();
-        crc.update(bytes);
         TaskStats stats =
                 new TaskStats(
                         task.name(),
@@ -342,8 +330,7 @@ final class CheckpointCoordinator {
                 return;
             }
             checkpoint.stats[task.index()] = stats;
-            checkpoint.files[task.index()] =
-                    new Manifest.FileEntry(fileName, bytes.length, crc.getValue());
+            checkpoint.files[task.index()] = file;
             if (checkpoint.snapshots != null) {
                 // Exactly the snapshot this file holds (a task that finishes meanwhile offers a
                 // final snapshot too; the first written is the one acknowledged).
@@ -369,18 +356,7 @@ final class CheckpointCoordinator {
                         checkpoint.triggerMillis,
                         List.of(checkpoint.files));
         try {
-            FaultPoints.reach("checkpoint.all-acknowledged");
-            StateFiles.fsyncDirectory(checkpoint.directory);
-            // The checkpoint directory's own entry: without this a power cut after the commits
-            // could take the whole checkpoint away (found by weir verify's power-cut emulation).
-            if (!SeededBugs.CHECKPOINT_DIRECTORY_WITHOUT_FSYNC) {
-                StateFiles.fsyncDirectory(checkpoint.directory.getParent());
-            }
-            StateFiles.writeAtomically(
-                    checkpoint.directory.resolve(Manifest.FILE_NAME),
-                    manifest.toBytes(),
-                    "manifest");
-            FaultPoints.reach("checkpoint.manifest-written");
+            store.commit(checkpoint.directory, manifest);
         } catch (IOException | RuntimeException e) {
             abort(checkpoint.id, "writing its manifest failed: " + e, e);
             return;
@@ -502,11 +478,7 @@ final class CheckpointCoordinator {
         Pending checkpoint;
         while ((checkpoint = toDelete.poll()) != null) {
             try {
-                if (checkpoint.savepoint) {
-                    StateFiles.deleteRecursively(checkpoint.directory);
-                } else {
-                    store.deleteAborted(checkpoint.id);
-                }
+                store.abort(checkpoint.directory, checkpoint.id, checkpoint.savepoint);
             } catch (IOException | RuntimeException e) {
                 if (Thread.currentThread().isInterrupted()) {
                     toDelete.add(checkpoint); // the job is stopping: stop() finishes the job

@@ -4,6 +4,9 @@ import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.checkpoint.CheckpointingMode;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.SourceContext;
+import dev.weir.api.state.KeyGroups;
+import dev.weir.api.state.KeyedStateBackend;
+import dev.weir.api.state.KeyedStateBackendFactory;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.JobGraph.ChainNode;
@@ -12,7 +15,6 @@ import dev.weir.internal.graph.JobGraph.Vertex;
 import dev.weir.internal.graph.Node;
 import dev.weir.internal.graph.Node.OperatorNode;
 import dev.weir.internal.graph.Node.Partitioning;
-import dev.weir.internal.state.HeapKeyedStateBackend;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +41,9 @@ public final class Execution {
     private final JobSettings settings;
     private final CheckpointCoordinator coordinator;
     private final RestoredCheckpoint restored;
+
+    /** True if some step gives records event time: edges then carry a timestamp column. */
+    private final boolean eventTime;
 
     /** What sinks learn of the restore (see {@link OperatorContext#restoredCheckpointId}). */
     private final long restoredCheckpointId;
@@ -81,10 +86,11 @@ public final class Execution {
         if (restored != null) {
             RestoreAssignment.validate(graph, restored, config, settings.allowNonRestoredState());
         }
+        this.eventTime = graph.usesEventTime();
         SpscChannel[][][] channels = createChannels(graph);
         for (Vertex vertex : graph.vertices()) {
             for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
-                tasks.add(buildTask(vertex, subtask, channels, settings.nanoClock()));
+                tasks.add(buildTask(vertex, subtask, channels, settings.clock()::nanoTime));
             }
         }
         if (coordinator != null) {
@@ -151,11 +157,17 @@ public final class Execution {
         String taskName = vertex.name() + "#" + subtask;
         TaskBuilder builder = new TaskBuilder(vertex, subtask, channels);
         Output headOutput = builder.build(vertex.head());
+        boolean blocking = isBlocking(vertex.head());
         TaskRestore restore =
                 restored == null
                         ? TaskRestore.NONE
                         : RestoreAssignment.forTask(
-                                vertex, subtask, builder.contexts, restored, config);
+                                vertex,
+                                subtask,
+                                builder.contexts,
+                                restored,
+                                config,
+                                settings.stateBackend());
         CheckpointingMode mode = settings.checkpoints().mode();
         if (vertex.isSource()) {
             Node.SourceNode sourceNode = (Node.SourceNode) vertex.head().node();
@@ -184,7 +196,10 @@ public final class Execution {
                             coordinator,
                             mode,
                             restore,
-                            settings.localState()));
+                            settings.localState(),
+                            builder.time,
+                            builder.timeService,
+                            blocking));
         }
         List<SpscChannel> inputs = new ArrayList<>();
         for (Edge edge : vertex.inputs()) {
@@ -210,7 +225,23 @@ public final class Execution {
                         coordinator,
                         mode,
                         restore,
-                        settings.localState()));
+                        settings.localState(),
+                        builder.time,
+                        builder.timeService,
+                        blocking));
+    }
+
+    /** True if a step of the chain may block its thread (a blocking step or sink). */
+    private static boolean isBlocking(ChainNode node) {
+        if (node.node() instanceof OperatorNode operator && operator.blocking()) {
+            return true;
+        }
+        for (ChainNode child : node.chained()) {
+            if (isBlocking(child)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static SourceContext sourceContext(int subtask, int parallelism, LongSupplier clock) {
@@ -240,6 +271,9 @@ public final class Execution {
         final List<StreamOperator> operators = new ArrayList<>();
         final List<OperatorContext> contexts = new ArrayList<>();
         final List<RecordWriter> writers = new ArrayList<>();
+        final RecordTime time = new RecordTime();
+        final ProcessingTimeService timeService =
+                new ProcessingTimeService(settings.clock()::millis);
 
         TaskBuilder(Vertex vertex, int subtask, SpscChannel[][][] channels) {
             this.vertex = vertex;
@@ -257,25 +291,26 @@ public final class Execution {
                 contexts.add(null);
                 slot = operators.size() - 1;
             }
-            List<Output> outputs = new ArrayList<>();
+            // Main output (tag null) and side outputs, each to chained steps and writers.
+            java.util.Map<String, List<Output>> byTag = new java.util.LinkedHashMap<>();
+            byTag.put(null, new ArrayList<>());
             for (ChainNode child : node.chained()) {
-                outputs.add(build(child));
+                byTag.computeIfAbsent(child.inputTag(), t -> new ArrayList<>()).add(build(child));
             }
             for (Edge edge : node.outputs()) {
                 RecordWriter writer = writerFor(edge);
                 writers.add(writer);
-                outputs.add(writer);
+                byTag.computeIfAbsent(edge.tag(), t -> new ArrayList<>()).add(writer);
             }
-            Output output =
-                    outputs.size() == 1
-                            ? outputs.get(0)
-                            : new FanOut(outputs.toArray(new Output[0]));
+            Output output = combine(byTag.remove(null));
+            java.util.Map<String, Output> sideOutputs = new java.util.HashMap<>();
+            byTag.forEach((tag, outputs) -> sideOutputs.put(tag, combine(outputs)));
             if (operator == null) {
                 return output;
             }
-            HeapKeyedStateBackend keyed =
+            KeyedStateBackend keyed =
                     ((OperatorNode) node.node()).partitioning() == Partitioning.KEYED
-                            ? new HeapKeyedStateBackend(node.node().name(), config.maxParallelism())
+                            ? createBackend(node.node().name())
                             : null;
             contexts.set(
                     slot,
@@ -286,10 +321,70 @@ public final class Execution {
                             vertex.parallelism(),
                             output,
                             keyed,
+                            keyed == null ? null : settings.stateBackend().id(),
                             coordinator != null,
-                            restoredCheckpointId));
-            StreamOperator target = operator;
-            return target::processElement;
+                            restoredCheckpointId,
+                            time,
+                            timeService,
+                            java.util.Map.copyOf(sideOutputs),
+                            config.autoWatermarkMillis()));
+            return new ChainedOutput(operator, output);
+        }
+
+        private KeyedStateBackend createBackend(String step) {
+            int parallelism = vertex.parallelism();
+            int maxParallelism = config.maxParallelism();
+            KeyedStateBackend previous =
+                    settings.localState() == null
+                            ? null
+                            : settings.localState().takePrevious(step, subtask, parallelism);
+            return settings.stateBackend()
+                    .create(
+                            new KeyedStateBackendFactory.Context() {
+                                @Override
+                                public String stepName() {
+                                    return step;
+                                }
+
+                                @Override
+                                public int subtaskIndex() {
+                                    return subtask;
+                                }
+
+                                @Override
+                                public int parallelism() {
+                                    return parallelism;
+                                }
+
+                                @Override
+                                public int maxParallelism() {
+                                    return maxParallelism;
+                                }
+
+                                @Override
+                                public int firstKeyGroup() {
+                                    return KeyGroups.rangeStart(
+                                            subtask, maxParallelism, parallelism);
+                                }
+
+                                @Override
+                                public int lastKeyGroup() {
+                                    return KeyGroups.rangeEnd(subtask, maxParallelism, parallelism);
+                                }
+
+                                @Override
+                                public KeyedStateBackend previousAttempt() {
+                                    return previous;
+                                }
+                            });
+        }
+
+        private Output combine(List<Output> outputs) {
+            return outputs.isEmpty()
+                    ? Output.NONE
+                    : outputs.size() == 1
+                            ? outputs.get(0)
+                            : new FanOut(outputs.toArray(new Output[0]));
         }
 
         private RecordWriter writerFor(Edge edge) {
@@ -303,31 +398,41 @@ public final class Execution {
                     edge.keySelector(),
                     config.maxParallelism(),
                     config.batchSize(),
-                    targets);
+                    targets,
+                    eventTime ? time : null);
         }
     }
 
-    /** Starts the worker threads; tasks are spread round-robin in graph order. */
+    /**
+     * Starts the worker threads: cooperative tasks are spread round-robin in graph order over the
+     * configured workers, which help each other; each blocking task gets a thread of its own and is
+     * never run by another worker.
+     */
     public void start() {
-        int workerCount = Math.min(config.workerThreads(), Math.max(1, tasks.size()));
+        List<Task> cooperative = new ArrayList<>();
+        List<Task> blocking = new ArrayList<>();
+        for (Task task : tasks) {
+            (task.isBlocking() ? blocking : cooperative).add(task);
+        }
+        int workerCount = Math.min(config.workerThreads(), Math.max(1, cooperative.size()));
         List<List<Task>> assignment = new ArrayList<>();
         for (int i = 0; i < workerCount; i++) {
             assignment.add(new ArrayList<>());
         }
-        for (int i = 0; i < tasks.size(); i++) {
-            assignment.get(i % workerCount).add(tasks.get(i));
+        for (int i = 0; i < cooperative.size(); i++) {
+            assignment.get(i % workerCount).add(cooperative.get(i));
         }
-        for (int i = 0; i < workerCount; i++) {
-            Thread thread =
-                    new Thread(
-                            new Worker(
-                                    this,
-                                    assignment.get(i),
-                                    othersThan(assignment.get(i)),
-                                    config.maxIdleParkNanos()),
-                            "weir-" + config.jobName() + "-worker-" + i);
-            thread.setDaemon(true);
-            threads.add(thread);
+        for (int i = 0; i < workerCount && !cooperative.isEmpty(); i++) {
+            List<Task> others = new ArrayList<>(cooperative);
+            others.removeAll(assignment.get(i));
+            addThread(
+                    new Worker(this, assignment.get(i), others, config.maxIdleParkNanos()),
+                    "worker-" + i);
+        }
+        for (Task task : blocking) {
+            addThread(
+                    new Worker(this, List.of(task), List.of(), config.maxIdleParkNanos()),
+                    "blocking-" + task.name());
         }
         if (tasks.isEmpty()) {
             finished.countDown();
@@ -340,11 +445,10 @@ public final class Execution {
         }
     }
 
-    /** Every task not in {@code home}, in graph order: what a worker helps with when idle. */
-    private List<Task> othersThan(List<Task> home) {
-        List<Task> others = new ArrayList<>(tasks);
-        others.removeAll(home);
-        return others;
+    private void addThread(Worker worker, String name) {
+        Thread thread = new Thread(worker, "weir-" + config.jobName() + "-" + name);
+        thread.setDaemon(true);
+        threads.add(thread);
     }
 
     boolean isStopping() {

@@ -14,4 +14,11 @@ final class FanOut implements Output {
             output.collect(record);
         }
     }
+
+    @Override
+    public void emitWatermark(long watermark) {
+        for (Output output : outputs) {
+            output.emitWatermark(watermark);
+        }
+    }
 }

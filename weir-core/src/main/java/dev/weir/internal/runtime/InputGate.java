@@ -1,15 +1,15 @@
 package dev.weir.internal.runtime;
 
 /**
- * The input channels of one task, read round-robin.
+ * The input channels of one task, read round-robin, skipping ended channels and those the barrier
+ * alignment holds back.
  *
- * <p>Tracks which channels have ended. Single-threaded: only the consuming task calls it.
+ * <p>Single-threaded: only the consuming task calls it.
  */
 final class InputGate {
     private final SpscChannel[] channels;
     private final boolean[] ended;
-    private final boolean[] barrierSeen;
-    private boolean blockSeen;
+    private BarrierAlignment alignment;
     private int openChannels;
     private int next;
     private int lastChannel = -1;
@@ -17,8 +17,16 @@ final class InputGate {
     InputGate(SpscChannel[] channels) {
         this.channels = channels.clone();
         this.ended = new boolean[channels.length];
-        this.barrierSeen = new boolean[channels.length];
         this.openChannels = channels.length;
+    }
+
+    int channelCount() {
+        return channels.length;
+    }
+
+    /** Lets {@code alignment} hold back the channels that delivered the barrier it aligns. */
+    void alignWith(BarrierAlignment alignment) {
+        this.alignment = alignment;
     }
 
     /** Returns the next item from some open channel, or null if none has one now. */
@@ -27,7 +35,7 @@ final class InputGate {
         for (int i = 0; i < count; i++) {
             int index = next;
             next = index + 1 == count ? 0 : index + 1;
-            if (ended[index] || (blockSeen && barrierSeen[index])) {
+            if (ended[index] || (alignment != null && alignment.isBlocked(index))) {
                 continue;
             }
             Object item = channels[index].poll();
@@ -37,6 +45,11 @@ final class InputGate {
             }
         }
         return null;
+    }
+
+    /** The channel of the last item {@link #pollNext} returned. */
+    int lastChannel() {
+        return lastChannel;
     }
 
     /** Marks the channel of the last polled item as ended. */
@@ -49,30 +62,5 @@ final class InputGate {
 
     boolean allEnded() {
         return openChannels == 0;
-    }
-
-    /**
-     * Records that the last polled channel delivered the current barrier; with {@code block} (the
-     * exactly-once mode) that channel is not read again until {@link #resetBarriers}.
-     */
-    void markBarrierOnLastChannel(boolean block) {
-        barrierSeen[lastChannel] = true;
-        blockSeen = block;
-    }
-
-    /** True when every channel has delivered the current barrier or has ended. */
-    boolean barrierOnAllChannels() {
-        for (int i = 0; i < channels.length; i++) {
-            if (!ended[i] && !barrierSeen[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Forgets the current barrier and unblocks every channel. */
-    void resetBarriers() {
-        java.util.Arrays.fill(barrierSeen, false);
-        blockSeen = false;
     }
 }

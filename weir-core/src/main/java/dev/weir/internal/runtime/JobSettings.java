@@ -3,9 +3,8 @@ package dev.weir.internal.runtime;
 import dev.weir.api.JobListener;
 import dev.weir.api.RestartStrategy;
 import dev.weir.api.checkpoint.CheckpointConfig;
-import dev.weir.internal.checkpoint.CheckpointStore;
+import dev.weir.internal.checkpoint.CheckpointStorage;
 import java.nio.file.Path;
-import java.util.function.LongSupplier;
 
 /**
  * Everything a job needs besides its graph.
@@ -17,17 +16,19 @@ import java.util.function.LongSupplier;
  * @param listener hears checkpoints, failures and restores
  * @param fromSavepoint a savepoint or checkpoint to start from, overriding {@code resume}, or null
  * @param allowNonRestoredState whether state for operators the pipeline lacks may be dropped
- * @param nanoClock monotonic time for sources
+ * @param clock the clocks of the job (monotonic and wall clock), injected for tests
  * @param seed seeds the restart jitter
+ * @param stateBackend makes each keyed step's state backend
  */
 public record JobSettings(
         RuntimeConfig runtime,
         CheckpointConfig checkpoints,
-        CheckpointStore store,
+        CheckpointStorage store,
         RestartStrategy restartStrategy,
         JobListener listener,
         Path fromSavepoint,
         boolean allowNonRestoredState,
-        LongSupplier nanoClock,
+        RuntimeClock clock,
         long seed,
-        LocalStateCache localState) {}
+        LocalStateCache localState,
+        dev.weir.api.state.KeyedStateBackendFactory stateBackend) {}

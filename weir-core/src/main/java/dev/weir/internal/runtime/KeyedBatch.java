@@ -6,5 +6,7 @@ package dev.weir.internal.runtime;
  * {@code keyBy}, so it takes the key from here instead of running the key selector a second time.
  *
  * @param pairs records and their keys, interleaved; the length is exactly twice the record count
+ * @param timestamps each record's timestamp (see {@link RecordTime}), or null on an edge that
+ *     carries no time
  */
-record KeyedBatch(Object[] pairs) {}
+record KeyedBatch(Object[] pairs, long[] timestamps) {}

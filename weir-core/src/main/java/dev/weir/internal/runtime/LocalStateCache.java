@@ -1,7 +1,7 @@
 package dev.weir.internal.runtime;
 
+import dev.weir.api.state.KeyedStateBackend;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
-import dev.weir.internal.state.HeapKeyedStateBackend;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -19,17 +19,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * the failed attempt's arrays. Switch it off with {@code Pipeline.localRecovery(false)}.
  */
 public final class LocalStateCache {
-    /** Arrays a failed attempt's keyed state released, per operator subtask. */
-    private final Map<String, HeapKeyedStateBackend.Spare> spares = new ConcurrentHashMap<>();
+    /** A failed attempt's closed keyed state, per operator subtask, for the next to reuse. */
+    private final Map<String, KeyedStateBackend> previous = new ConcurrentHashMap<>();
 
-    /** Keeps the arrays a failed attempt's keyed state released for the next attempt. */
-    void putSpare(OperatorContext context, HeapKeyedStateBackend.Spare spare) {
-        spares.put(key(context), spare);
+    /** Keeps a failed attempt's closed keyed state for the next attempt of its subtask. */
+    void putPrevious(OperatorContext context, KeyedStateBackend closed) {
+        previous.put(key(context), closed);
     }
 
-    /** The spare arrays for this operator subtask, once; null if none. */
-    HeapKeyedStateBackend.Spare takeSpare(OperatorContext context) {
-        return spares.remove(key(context));
+    /** The closed keyed state of this subtask's failed attempt, once; null if none. */
+    KeyedStateBackend takePrevious(String operatorName, int subtask, int parallelism) {
+        return previous.remove(operatorName + "#" + subtask + "/" + parallelism);
     }
 
     /** The newest checkpoint completed by this job, as built from its snapshots, or null. */

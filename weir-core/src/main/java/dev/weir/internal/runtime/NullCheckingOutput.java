@@ -28,6 +28,11 @@ public final class NullCheckingOutput implements Output {
         output.collect(record);
     }
 
+    @Override
+    public void emitWatermark(long watermark) {
+        output.emitWatermark(watermark);
+    }
+
     /** The failure for a null record that {@code step} produced. */
     public static UnrecoverableException nullRecord(String step, String what) {
         return new UnrecoverableException(

@@ -1,7 +1,7 @@
 package dev.weir.internal.runtime;
 
 import dev.weir.api.function.KeySelector;
-import dev.weir.internal.state.KeyGroups;
+import dev.weir.api.state.KeyGroups;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 
@@ -13,6 +13,9 @@ import java.util.Arrays;
  * new input until {@link #drain} has emptied it: so a task holds at most what one input batch
  * produces, and a slow consumer stops its producers (backpressure) instead of growing memory.
  * Single-threaded: used only by the producing task.
+ *
+ * <p>On an edge that carries event time, each record's timestamp ({@link RecordTime}) goes into a
+ * {@code long[]} column beside the records; a pipeline that uses no event time builds no column.
  */
 public final class RecordWriter implements Output {
     /** How a record picks its target subtask. */
@@ -33,6 +36,13 @@ public final class RecordWriter implements Output {
     private final SpscChannel[] channels;
     private final Object[][] batches;
     private final int[] sizes;
+
+    /** The producing task's current record time, or null if this edge carries no time. */
+    private final RecordTime time;
+
+    /** Per target, the timestamp column of the batch being built (with {@link #time}). */
+    private final long[][] times;
+
     private final ArrayDeque<Object>[] pending;
 
     /** Keyed mode: the owning subtask of each key group, looked up instead of divided. */
@@ -55,8 +65,11 @@ public final class RecordWriter implements Output {
             KeySelector<Object, Object> keySelector,
             int maxParallelism,
             int batchSize,
-            SpscChannel[] channels) {
+            SpscChannel[] channels,
+            RecordTime time) {
         this.name = name;
+        this.time = time;
+        this.times = time == null ? null : new long[channels.length][];
         this.mode = mode;
         this.keySelector = keySelector;
         this.maxParallelism = maxParallelism;
@@ -89,13 +102,19 @@ public final class RecordWriter implements Output {
         if (batch == null) {
             batch = new Object[batchSize];
             batches[target] = batch;
+            if (time != null) {
+                times[target] = new long[batchSize];
+            }
         }
         int size = sizes[target];
+        if (time != null) {
+            times[target][size] = time.timestamp;
+        }
         batch[size++] = record;
         if (size == batchSize) {
             batches[target] = null;
             sizes[target] = 0;
-            enqueue(target, batch);
+            enqueue(target, time == null ? batch : new TimedBatch(batch, times[target]));
         } else {
             sizes[target] = size;
         }
@@ -125,15 +144,21 @@ public final class RecordWriter implements Output {
         if (pairs == null) {
             pairs = new Object[2 * batchSize];
             batches[target] = pairs;
+            if (time != null) {
+                times[target] = new long[batchSize];
+            }
         }
         int size = sizes[target];
+        if (time != null) {
+            times[target][size >> 1] = time.timestamp;
+        }
         pairs[size] = record;
         pairs[size + 1] = key;
         size += 2;
         if (size == pairs.length) {
             batches[target] = null;
             sizes[target] = 0;
-            enqueue(target, new KeyedBatch(pairs));
+            enqueue(target, new KeyedBatch(pairs, time == null ? null : times[target]));
         } else {
             sizes[target] = size;
         }
@@ -170,9 +195,26 @@ public final class RecordWriter implements Output {
             if (size > 0) {
                 sizes[target] = 0;
                 Object[] sealed = Arrays.copyOf(batches[target], size);
-                enqueue(target, subtaskOfGroup != null ? new KeyedBatch(sealed) : sealed);
+                long[] stamps =
+                        time == null
+                                ? null
+                                : Arrays.copyOf(
+                                        times[target], subtaskOfGroup != null ? size >> 1 : size);
+                Object item;
+                if (subtaskOfGroup != null) {
+                    item = new KeyedBatch(sealed, stamps);
+                } else {
+                    item = stamps == null ? sealed : new TimedBatch(sealed, stamps);
+                }
+                enqueue(target, item);
             }
         }
+    }
+
+    /** Sends {@code watermark} to every target, after the records written before it. */
+    @Override
+    public void emitWatermark(long watermark) {
+        broadcastEvent(new ControlEvent.Watermark(watermark));
     }
 
     /** Flushes, then queues {@code event} for every target, after all records already written. */

@@ -1,5 +1,9 @@
 package dev.weir.internal.runtime;
 
+import dev.weir.api.state.KeyGroups;
+import dev.weir.api.state.KeyedSection;
+import dev.weir.api.state.KeyedStateBackend;
+import dev.weir.api.state.KeyedStateBackendFactory;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.checkpoint.SplitState;
 import dev.weir.internal.checkpoint.StateFiles.OperatorState;
@@ -7,9 +11,6 @@ import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.JobGraph.ChainNode;
 import dev.weir.internal.graph.JobGraph.Vertex;
 import dev.weir.internal.graph.Node;
-import dev.weir.internal.state.HeapKeyedStateBackend;
-import dev.weir.internal.state.KeyGroups;
-import dev.weir.internal.state.RawKeyedState;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -52,10 +53,7 @@ final class RestoreAssignment {
         for (Map.Entry<String, List<OperatorState>> entry : restored.operators().entrySet()) {
             boolean hasState = false;
             for (OperatorState state : entry.getValue()) {
-                hasState |=
-                        state.operatorState() != null
-                                || (state.keyed() != null && state.keyed().entryCount() > 0)
-                                || state.copy() != null;
+                hasState |= state.hasState();
             }
             if (hasState && !nodes.containsKey(entry.getKey())) {
                 unmapped.add("operator '" + entry.getKey() + "'");
@@ -121,18 +119,32 @@ final class RestoreAssignment {
             int subtask,
             List<OperatorContext> contexts,
             RestoredCheckpoint restored,
-            RuntimeConfig config) {
+            RuntimeConfig config,
+            KeyedStateBackendFactory backend) {
         int parallelism = vertex.parallelism();
         int first = KeyGroups.rangeStart(subtask, config.maxParallelism(), parallelism);
         int last = KeyGroups.rangeEnd(subtask, config.maxParallelism(), parallelism);
         List<TaskRestore.OperatorRestore> operators = new ArrayList<>();
         for (OperatorContext context : contexts) {
-            List<RawKeyedState> keyed = new ArrayList<>();
+            List<KeyedSection> keyed = new ArrayList<>();
             List<byte[]> operatorStates = new ArrayList<>();
-            HeapKeyedStateBackend.KeyedCopy copy = null;
+            KeyedStateBackend.KeyedSnapshot copy = null;
             for (OperatorState old :
                     restored.operators().getOrDefault(context.operatorName(), List.of())) {
                 if (old.keyed() != null) {
+                    if (!backend.reads(old.keyed().backendId())) {
+                        throw new dev.weir.api.UnrecoverableException(
+                                "checkpoint "
+                                        + restored.path()
+                                        + " holds the keyed state of step '"
+                                        + context.operatorName()
+                                        + "' written by state backend '"
+                                        + old.keyed().backendId()
+                                        + "', which backend '"
+                                        + backend.id()
+                                        + "' of this pipeline cannot read; restore with the"
+                                        + " backend it was written with (Pipeline.stateBackend)");
+                    }
                     keyed.add(old.keyed());
                 }
                 if (old.copy() != null) {

@@ -12,6 +12,8 @@ package dev.weir.internal.runtime;
  *     quarter of the heap shared by all channels
  * @param workerThreads threads that run the cooperative tasks
  * @param maxIdleParkNanos longest a worker parks when none of its tasks can progress
+ * @param autoWatermarkMillis how often timestamp assigners emit periodic watermarks (0 = only on
+ *     events and at the end of input)
  */
 public record RuntimeConfig(
         String jobName,
@@ -21,7 +23,8 @@ public record RuntimeConfig(
         int channelCapacityBatches,
         long channelCapacityBytes,
         int workerThreads,
-        long maxIdleParkNanos) {
+        long maxIdleParkNanos,
+        long autoWatermarkMillis) {
     /** Bound on key groups, as in Flink: 2^15. */
     public static final int MAX_KEY_GROUPS = 1 << 15;
 
@@ -32,6 +35,10 @@ public record RuntimeConfig(
         requireRange("batchSize", batchSize, 1, 1 << 16);
         requireRange("channelCapacityBatches", channelCapacityBatches, 2, 1 << 16);
         requireRange("workerThreads", workerThreads, 1, 1024);
+        if (autoWatermarkMillis < 0) {
+            throw new IllegalArgumentException(
+                    "autoWatermarkInterval must not be negative, got " + autoWatermarkMillis);
+        }
         if (channelCapacityBytes < 0) {
             throw new IllegalArgumentException(
                     "channelCapacityBytes must be >= 0 (0 = automatic), got "

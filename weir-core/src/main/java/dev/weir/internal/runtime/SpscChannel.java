@@ -126,8 +126,11 @@ public final class SpscChannel {
             if (pairs.length < 2) {
                 return 0;
             }
-            long pair = 16 + RecordSizes.estimate(pairs[0]) + RecordSizes.estimate(pairs[1]);
-            return 32 + (pairs.length / 2) * pair;
+            long pair = 24 + RecordSizes.estimate(pairs[0]) + RecordSizes.estimate(pairs[1]);
+            return 48 + (pairs.length / 2) * pair;
+        }
+        if (item instanceof TimedBatch timed) {
+            return 16 + batchBytes(timed.records()) + 8L * timed.timestamps().length;
         }
         return 0;
     }

@@ -20,6 +20,15 @@ public interface StreamOperator {
     void processElement(Object record);
 
     /**
+     * Event time reached {@code watermark} at this operator (the minimum over its inputs): fire
+     * event-time timers due by then. Returns whether the watermark passes on to the operator's
+     * output (true for all but operators that make watermarks of their own).
+     */
+    default boolean processWatermark(long watermark) {
+        return true;
+    }
+
+    /**
      * Returns this operator's non-keyed state at Barrier({@code checkpointId}), or null if it has
      * none. Keyed state is copied by the runtime.
      */
@@ -32,6 +41,12 @@ public interface StreamOperator {
      * this one (old subtask j goes to new subtask j mod parallelism). Not called on a fresh start.
      */
     default void restoreOperatorState(java.util.List<byte[]> states) throws Exception {}
+
+    /**
+     * Called once after {@link #open} and after the keyed state was restored into place (also on a
+     * fresh start, with nothing restored): rebuild what is derived from keyed state.
+     */
+    default void afterStateRestored() throws Exception {}
 
     /** Checkpoint {@code checkpointId} is complete and durable; phase 2 of a sink commit. */
     default void notifyCheckpointComplete(long checkpointId) throws Exception {}

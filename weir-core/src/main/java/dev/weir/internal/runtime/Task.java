@@ -1,10 +1,12 @@
 package dev.weir.internal.runtime;
 
 import dev.weir.api.checkpoint.CheckpointingMode;
+import dev.weir.api.state.KeyedSection;
+import dev.weir.api.state.KeyedStateBackend;
+import dev.weir.api.testing.FaultPoint;
 import dev.weir.internal.checkpoint.TaskSnapshot;
 import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
-import dev.weir.internal.state.HeapKeyedStateBackend;
-import dev.weir.internal.state.RawKeyedState;
+import dev.weir.internal.testhooks.FaultPoints;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -70,11 +72,23 @@ public final class Task {
             new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Long> completed = new ConcurrentLinkedQueue<>();
     private final Object finishLock = new Object();
+    private final RecordTime time;
+    private final ProcessingTimeService timeService;
+
+    /** True if a step of the chain may block: the task then has a thread of its own. */
+    private final boolean blocking;
+
+    /** Alignment and watermarks of the input channels (null for a source task). */
+    private final BarrierAlignment alignment;
+
+    private final WatermarkTracker watermarks;
+
+    /** The watermark this task passed on last. */
+    private long watermark = Long.MIN_VALUE;
+
     private volatile TaskSnapshot finalSnapshot;
     private boolean finished;
     private State state = State.CREATED;
-    private long aligningId = -1;
-    private long alignmentStartNanos;
 
     /** The parts of a task; see {@link Execution} for how they are built. */
     record Parts(
@@ -92,7 +106,10 @@ public final class Task {
             CheckpointCoordinator coordinator,
             CheckpointingMode mode,
             TaskRestore restore,
-            LocalStateCache localState) {}
+            LocalStateCache localState,
+            RecordTime time,
+            ProcessingTimeService timeService,
+            boolean blocking) {}
 
     Task(Parts parts) {
         this.index = parts.index();
@@ -116,6 +133,19 @@ public final class Task {
         this.mode = parts.mode();
         this.restore = parts.restore();
         this.localState = parts.localState();
+        this.time = parts.time();
+        this.timeService = parts.timeService();
+        this.blocking = parts.blocking();
+        if (inputs != null) {
+            this.alignment =
+                    new BarrierAlignment(
+                            inputs.channelCount(), mode == CheckpointingMode.EXACTLY_ONCE);
+            this.watermarks = new WatermarkTracker(inputs.channelCount());
+            inputs.alignWith(alignment);
+        } else {
+            this.alignment = null;
+            this.watermarks = null;
+        }
     }
 
     public String name() {
@@ -128,6 +158,10 @@ public final class Task {
 
     boolean isSource() {
         return source != null;
+    }
+
+    boolean isBlocking() {
+        return blocking;
     }
 
     boolean isDone() {
@@ -187,7 +221,8 @@ public final class Task {
                 if (anyPending()) {
                     return false;
                 }
-                boolean progress = source != null ? pollSource() : pollInput();
+                boolean progress = timeService.fireDue();
+                progress |= source != null ? pollSource() : pollInput();
                 flushWriters();
                 return progress;
             case DRAINING:
@@ -212,7 +247,7 @@ public final class Task {
 
     private void open() throws Exception {
         if (restore != TaskRestore.NONE) {
-            FaultPoints.reach("restore.started");
+            FaultPoints.reach(FaultPoint.RESTORE_STARTED);
         }
         for (int i = 0; i < operators.size(); i++) {
             OperatorContext context = contexts.get(i);
@@ -224,23 +259,24 @@ public final class Task {
             operators.get(i).open(context);
             // Keyed state after open: states the function declared there are decoded straight
             // into place; any declared later wait, encoded, for their declaration.
-            HeapKeyedStateBackend keyed = context.keyedState();
+            KeyedStateBackend keyed = context.keyedState();
             if (restored != null && keyed != null) {
-                // Taken either way, so a restore from files does not leave it held for the job.
-                HeapKeyedStateBackend.Spare spare =
-                        localState == null ? null : localState.takeSpare(context);
                 if (restored.copy() != null) {
                     // A checkpoint restored from memory (local recovery): its in-memory copy.
-                    if (!keyed.restoreFrom(restored.copy(), spare)) {
+                    if (!keyed.restoreLocal(restored.copy())) {
                         throw new IllegalStateException(
-                                name + ": keyed state was not empty when restoring it");
+                                name + ": keyed state could not be restored from memory");
                     }
                 } else {
-                    for (RawKeyedState raw : restored.keyed()) {
-                        keyed.restore(raw, restored.firstKeyGroup(), restored.lastKeyGroup());
+                    for (KeyedSection section : restored.keyed()) {
+                        keyed.restore(section, restored.firstKeyGroup(), restored.lastKeyGroup());
                     }
                 }
             }
+            if (keyed != null) {
+                keyed.restoreFinished();
+            }
+            operators.get(i).afterStateRestored();
         }
         if (source != null) {
             source.open(restore.splits());
@@ -263,7 +299,7 @@ public final class Task {
             return true;
         }
         boolean progress = source.poll(sourceOutput, batchSize);
-        FaultPoints.reach("source.after-poll");
+        FaultPoints.reach(FaultPoint.SOURCE_AFTER_POLL);
         if (source.ended()) {
             endOfInput();
             return true;
@@ -282,23 +318,46 @@ public final class Task {
                 throw new IllegalStateException(name + ": keyed batch for a non-keyed operator");
             }
             Object[] pairs = batch.pairs();
-            for (int i = 0; i < pairs.length; i += 2) {
-                head.processElement(pairs[i], pairs[i + 1]);
+            long[] timestamps = batch.timestamps();
+            if (timestamps == null) {
+                for (int i = 0; i < pairs.length; i += 2) {
+                    head.processElement(pairs[i], pairs[i + 1]);
+                }
+            } else {
+                RecordTime time = this.time;
+                for (int i = 0, j = 0; i < pairs.length; i += 2, j++) {
+                    time.timestamp = timestamps[j];
+                    head.processElement(pairs[i], pairs[i + 1]);
+                }
             }
         } else if (item instanceof Object[] batch) {
             Output head = this.head;
             for (Object record : batch) {
                 head.collect(record);
             }
+        } else if (item instanceof TimedBatch batch) {
+            Output head = this.head;
+            RecordTime time = this.time;
+            Object[] records = batch.records();
+            long[] timestamps = batch.timestamps();
+            for (int i = 0; i < records.length; i++) {
+                time.timestamp = timestamps[i];
+                head.collect(records[i]);
+            }
+        } else if (item instanceof ControlEvent.Watermark mark) {
+            advanceWatermark(watermarks.onWatermark(inputs.lastChannel(), mark.timestamp()));
         } else if (item instanceof ControlEvent.Barrier barrier) {
             onBarrier(barrier);
         } else if (item instanceof ControlEvent.EndOfInput) {
+            int channel = inputs.lastChannel();
             inputs.endLastChannel();
-            if (aligningId >= 0 && inputs.barrierOnAllChannels()) {
+            if (alignment.onEnd(channel) == BarrierAlignment.Step.ALIGNED) {
                 completeAlignment();
             }
             if (inputs.allEnded()) {
                 endOfInput();
+            } else {
+                advanceWatermark(watermarks.onEnd(channel));
             }
         } else {
             throw new IllegalStateException(name + ": unexpected item on channel: " + item);
@@ -306,34 +365,33 @@ public final class Task {
         return true;
     }
 
-    /**
-     * Alignment as a small state machine: idle ({@code aligningId < 0}) or aligning checkpoint
-     * {@code aligningId}. A newer barrier abandons an older alignment (that checkpoint then times
-     * out); an older one is ignored.
-     */
+    /** Alignment of Barrier(n) over the input channels ({@link BarrierAlignment}). */
     private void onBarrier(ControlEvent.Barrier barrier) throws Exception {
-        long id = barrier.checkpointId();
-        if (id < aligningId) {
-            return;
-        }
-        if (id > aligningId) {
-            inputs.resetBarriers();
-            aligningId = id;
-            alignmentStartNanos = System.nanoTime();
-        }
-        inputs.markBarrierOnLastChannel(mode == CheckpointingMode.EXACTLY_ONCE);
-        if (inputs.barrierOnAllChannels()) {
+        BarrierAlignment.Step step =
+                alignment.onBarrier(
+                        inputs.lastChannel(), barrier.checkpointId(), System.nanoTime());
+        if (step == BarrierAlignment.Step.ALIGNED) {
             completeAlignment();
         }
     }
 
     private void completeAlignment() throws Exception {
-        long alignmentNanos = System.nanoTime() - alignmentStartNanos;
-        ControlEvent.Barrier barrier = new ControlEvent.Barrier(aligningId, false);
-        inputs.resetBarriers();
-        aligningId = -1;
-        FaultPoints.reach("barrier.aligned");
+        long alignmentNanos = System.nanoTime() - alignment.startNanos();
+        ControlEvent.Barrier barrier = new ControlEvent.Barrier(alignment.checkpointId(), false);
+        alignment.reset();
+        FaultPoints.reach(FaultPoint.BARRIER_ALIGNED);
         snapshotAndForward(barrier, alignmentNanos);
+    }
+
+    /**
+     * Passes a new watermark ({@link Long#MIN_VALUE}: none) through the chain, where operators fire
+     * the event-time timers it makes due, and on to the writers.
+     */
+    private void advanceWatermark(long newWatermark) {
+        if (newWatermark > watermark) {
+            watermark = newWatermark;
+            head.emitWatermark(newWatermark);
+        }
     }
 
     private void snapshotAndForward(ControlEvent.Barrier barrier, long alignmentNanos)
@@ -352,15 +410,15 @@ public final class Task {
         List<OperatorSnapshot> states = new ArrayList<>(operators.size());
         for (int i = 0; i < operators.size(); i++) {
             OperatorContext context = contexts.get(i);
-            HeapKeyedStateBackend keyed = context.keyedState();
-            HeapKeyedStateBackend.KeyedCopy copy = keyed == null ? null : keyed.copy();
+            KeyedStateBackend keyed = context.keyedState();
             states.add(
                     new OperatorSnapshot(
                             context.operatorName(),
                             context.subtaskIndex(),
                             context.parallelism(),
                             operators.get(i).snapshotOperatorState(checkpointId),
-                            copy));
+                            keyed == null ? null : keyed.snapshot(),
+                            keyed == null ? null : context.stateBackendId()));
         }
         return new TaskSnapshot(
                 name, sourceName, source == null ? Map.of() : source.snapshot(), states);
@@ -368,6 +426,7 @@ public final class Task {
 
     private void endOfInput() throws Exception {
         if (coordinator == null) {
+            endOfEventTime();
             finishOperators();
         } else {
             synchronized (finishLock) {
@@ -375,6 +434,7 @@ public final class Task {
                 while ((barrier = triggers.poll()) != null) {
                     snapshotAndForward(barrier, 0);
                 }
+                endOfEventTime();
                 finishOperators();
                 finalSnapshot = snapshot(coordinator.reserveCheckpointId());
                 finished = true;
@@ -387,6 +447,19 @@ public final class Task {
             coordinator.taskFinished(this);
         }
         state = State.DRAINING;
+    }
+
+    /** The input ended: event time reaches its end, so every event-time timer fires. */
+    private void endOfEventTime() {
+        time.timestamp = RecordTime.NONE;
+        if (source != null) {
+            if (watermark < Long.MAX_VALUE) {
+                watermark = Long.MAX_VALUE;
+                sourceOutput.emitWatermark(Long.MAX_VALUE);
+            }
+        } else {
+            advanceWatermark(Long.MAX_VALUE);
+        }
     }
 
     private boolean awaitingCommit() {
@@ -444,10 +517,12 @@ public final class Task {
         }
         for (OperatorContext context : contexts) {
             if (context != null && context.keyedState() != null) {
-                if (failed && localState != null) {
-                    localState.putSpare(context, context.keyedState().release());
-                } else {
-                    context.keyedState().clear(); // let a restart's restore have the memory
+                // With local recovery the next attempt reuses the memory of this one's state;
+                // otherwise it is released now, so a restart's restore has it.
+                boolean keep = failed && localState != null;
+                context.keyedState().close(keep);
+                if (keep) {
+                    localState.putPrevious(context, context.keyedState());
                 }
             }
         }

@@ -1,8 +1,8 @@
 package dev.weir.internal.runtime;
 
+import dev.weir.api.state.KeyedSection;
+import dev.weir.api.state.KeyedStateBackend;
 import dev.weir.internal.checkpoint.SplitState;
-import dev.weir.internal.state.HeapKeyedStateBackend;
-import dev.weir.internal.state.RawKeyedState;
 import java.util.List;
 import java.util.Map;
 
@@ -27,11 +27,11 @@ record TaskRestore(
      *     memory), or null
      */
     record OperatorRestore(
-            List<RawKeyedState> keyed,
+            List<KeyedSection> keyed,
             int firstKeyGroup,
             int lastKeyGroup,
             List<byte[]> operatorStates,
-            HeapKeyedStateBackend.KeyedCopy copy) {}
+            KeyedStateBackend.KeyedSnapshot copy) {}
 
     static final TaskRestore NONE = new TaskRestore(-1, Map.of(), List.of());
 }

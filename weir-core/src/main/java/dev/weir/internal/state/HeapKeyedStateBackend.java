@@ -2,7 +2,9 @@ package dev.weir.internal.state;
 
 import dev.weir.api.codec.Codec;
 import dev.weir.api.codec.Codecs;
-import dev.weir.api.state.KeyedStateStore;
+import dev.weir.api.state.KeyGroups;
+import dev.weir.api.state.KeyedSection;
+import dev.weir.api.state.KeyedStateBackend;
 import dev.weir.api.state.ListState;
 import dev.weir.api.state.MapState;
 import dev.weir.api.state.ValueState;
@@ -28,7 +30,7 @@ import java.util.Map;
  * a handful of array copies. Keys are never removed (a cleared value is null). Single-threaded:
  * only the owning task touches it.
  */
-public final class HeapKeyedStateBackend implements KeyedStateStore {
+public final class HeapKeyedStateBackend implements KeyedStateBackend {
     /** What kind of handle a declared state is. */
     public enum Kind {
         VALUE,
@@ -100,10 +102,25 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
 
     /** Keyed state of the step {@code owner}, partitioned into {@code maxParallelism} groups. */
     public HeapKeyedStateBackend(String owner, int maxParallelism) {
+        this(owner, maxParallelism, null);
+    }
+
+    /**
+     * Like {@link #HeapKeyedStateBackend(String, int)}, restoring locally into {@code spare} (a
+     * failed attempt's arrays) if there is such a restore.
+     */
+    HeapKeyedStateBackend(String owner, int maxParallelism, Spare spare) {
         this.owner = owner;
         this.maxParallelism = maxParallelism;
+        this.spare = spare;
         clear();
     }
+
+    /** A failed attempt's arrays, for a local restore; dropped once the restore is over. */
+    private Spare spare;
+
+    /** This closed backend's arrays, for the next attempt. */
+    private Spare spareForNext;
 
     /** For tests: a backend of an unnamed step. */
     public HeapKeyedStateBackend(int maxParallelism) {
@@ -113,6 +130,53 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
     /** Number of keys with state. */
     public int size() {
         return size;
+    }
+
+    @Override
+    public int keyCount() {
+        return size;
+    }
+
+    @Override
+    public KeyedSnapshot snapshot() {
+        return copy();
+    }
+
+    @Override
+    public void restore(KeyedSection section, int firstKeyGroup, int lastKeyGroup) {
+        spare = null; // restored from the files: the previous attempt's arrays are not used
+        restore(RawKeyedState.of(section), firstKeyGroup, lastKeyGroup);
+    }
+
+    @Override
+    public boolean restoreLocal(KeyedSnapshot snapshot) {
+        if (!(snapshot instanceof KeyedCopy copy)) {
+            return false;
+        }
+        Spare reuse = spare;
+        spare = null;
+        return restoreFrom(copy, reuse);
+    }
+
+    @Override
+    public void restoreFinished() {
+        spare = null;
+    }
+
+    @Override
+    public void close(boolean restartLikely) {
+        if (restartLikely) {
+            spareForNext = release();
+        } else {
+            clear();
+        }
+    }
+
+    /** The arrays this closed backend kept for the next attempt of its subtask, once. */
+    Spare takeSpareForNext() {
+        Spare taken = spareForNext;
+        spareForNext = null;
+        return taken;
     }
 
     /**
@@ -233,7 +297,28 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
         }
     }
 
+    /**
+     * Calls {@code visitor} for every key held now, in the order keys first appeared, with the
+     * state scoped to it; keys the visitor adds are not visited.
+     */
+    @Override
+    public void forEachKey(KeyVisitor visitor) throws Exception {
+        int count = size;
+        for (int i = 0; i < count; i++) {
+            currentKey = keys[i];
+            current = i;
+            visitor.visit(keys[i]);
+        }
+    }
+
+    /** The key the state is scoped to now, or null. */
+    @Override
+    public Object currentKey() {
+        return currentKey;
+    }
+
     /** Scopes every state handle to {@code key} until the next call. */
+    @Override
     public void setCurrentKey(Object key) {
         if (key == currentKey && current >= 0) {
             return; // the same key object as the last record's (runs of one key are common)
@@ -652,7 +737,7 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
     }
 
     /** A point-in-time copy of keyed state, serialisable on any thread. */
-    public static final class KeyedCopy {
+    public static final class KeyedCopy implements KeyedSnapshot {
         private final List<Declaration> declarations;
         private final Object[] keys;
         private final int[] groups;
@@ -680,7 +765,23 @@ public final class HeapKeyedStateBackend implements KeyedStateStore {
          * java.io.InterruptedIOException} when the writing thread is interrupted (a failed job
          * abandons its in-flight checkpoints; the restart should not wait for them).
          */
-        public void writeTo(ByteArrayDataOutput out) throws IOException {
+        @Override
+        public void writeTo(java.io.DataOutput target) throws IOException {
+            if (target instanceof ByteArrayDataOutput out) {
+                writeTo(out);
+            } else {
+                ByteArrayDataOutput out = new ByteArrayDataOutput(64 * 1024);
+                writeTo(out);
+                target.write(out.buffer(), 0, out.size());
+            }
+        }
+
+        @Override
+        public int keyCount() {
+            return keys.length;
+        }
+
+        private void writeTo(ByteArrayDataOutput out) throws IOException {
             int width = declarations.size();
             out.writeInt(width);
             for (Declaration d : declarations) {

@@ -1,6 +1,7 @@
 package dev.weir.internal.state;
 
 import dev.weir.api.codec.Codecs;
+import dev.weir.api.state.KeyedSection;
 import dev.weir.internal.checkpoint.ByteArrayDataInput;
 import dev.weir.internal.state.HeapKeyedStateBackend.Kind;
 import dev.weir.internal.state.HeapKeyedStateBackend.RawEntry;
@@ -57,6 +58,67 @@ public final class RawKeyedState {
         this.end = end;
         this.entryCount = entryCount;
         this.index = index;
+    }
+
+    /** The backend id of heap sections of version-2 state files (no codec ids recorded). */
+    public static final String LEGACY_ID = "heap.v2";
+
+    /**
+     * The heap backend's section {@code section} (written by {@code KeyedCopy.writeTo}): the
+     * states' names, kinds and codec ids, then the entries, which are skipped and indexed only when
+     * a restore decodes them. Kept in the section's memo, so subtasks restoring from it in parallel
+     * share one index.
+     */
+    public static RawKeyedState of(KeyedSection section) {
+        return section.memo(RawKeyedState::parse);
+    }
+
+    private static RawKeyedState parse(KeyedSection section) {
+        boolean legacy = section.backendId().equals(LEGACY_ID);
+        ByteArrayDataInput in =
+                new ByteArrayDataInput()
+                        .reset(section.buffer(), section.offset(), section.length());
+        try {
+            return readHeaderAndEntries(in, section.buffer(), !legacy);
+        } catch (IOException e) {
+            throw new IllegalStateException(
+                    "a keyed state section of the checkpoint is malformed although its checksum"
+                            + " matched ("
+                            + e.getMessage()
+                            + "); restore an older checkpoint explicitly",
+                    e);
+        }
+    }
+
+    /** Reads a version-2 section inline in a state file, leaving {@code in} after it. */
+    public static RawKeyedState readLegacy(ByteArrayDataInput in, byte[] buffer)
+            throws IOException {
+        return readHeaderAndEntries(in, buffer, false);
+    }
+
+    private static RawKeyedState readHeaderAndEntries(
+            ByteArrayDataInput in, byte[] buffer, boolean withCodecIds) throws IOException {
+        int stateCount = in.readInt();
+        if (stateCount < 0 || stateCount > 65_536) {
+            throw new IOException("impossible state count " + stateCount);
+        }
+        List<String> names = new ArrayList<>();
+        List<Kind> kinds = new ArrayList<>();
+        List<String> codecIds = withCodecIds ? new ArrayList<>() : null;
+        List<String> valueCodecIds = withCodecIds ? new ArrayList<>() : null;
+        for (int i = 0; i < stateCount; i++) {
+            names.add(in.readUTF());
+            int kind = in.readByte();
+            if (kind < 0 || kind >= Kind.values().length) {
+                throw new IOException("unknown state kind " + kind);
+            }
+            kinds.add(Kind.values()[kind]);
+            if (withCodecIds) {
+                codecIds.add(in.readUTF());
+                valueCodecIds.add(in.readUTF());
+            }
+        }
+        return read(in, buffer, names, kinds, codecIds, valueCodecIds, true);
     }
 
     /**

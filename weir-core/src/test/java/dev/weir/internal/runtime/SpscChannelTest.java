@@ -81,7 +81,7 @@ class SpscChannelTest {
     @Test
     void keyedBatchesCountTheirKeysToo() {
         Object[] pairs = {"a".repeat(500), 1L, "b".repeat(500), 2L};
-        assertThat(SpscChannel.batchBytes(new KeyedBatch(pairs)))
+        assertThat(SpscChannel.batchBytes(new KeyedBatch(pairs, null)))
                 .isGreaterThan(
                         SpscChannel.batchBytes(new Object[] {"a".repeat(500), "b".repeat(500)}));
     }

@@ -2,6 +2,7 @@ package dev.weir.internal.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.weir.api.state.KeyGroups;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;

@@ -3,6 +3,7 @@ package dev.weir.internal.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.api.codec.Codecs;
+import dev.weir.api.state.KeyGroups;
 import dev.weir.api.state.ListState;
 import dev.weir.api.state.MapState;
 import dev.weir.api.state.ValueState;
@@ -127,8 +128,9 @@ class KeyedStateProperties {
                                 Map.of(),
                                 List.of(
                                         new TaskSnapshot.OperatorSnapshot(
-                                                "op", 0, 1, null, copy))));
-        return StateFiles.parse(Path.of("state"), bytes).operators().get(0).keyed();
+                                                "op", 0, 1, null, copy, "heap"))));
+        return RawKeyedState.of(
+                StateFiles.parse(Path.of("state"), bytes).operators().get(0).keyed());
     }
 
     @Property(tries = 200)

@@ -1,5 +1,6 @@
-package dev.weir.internal.runtime;
+package dev.weir.internal.testhooks;
 
+import dev.weir.api.testing.FaultPoint;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -35,8 +36,19 @@ public final class FaultPoints {
 
     private FaultPoints() {}
 
-    /** Marks that execution reached the point {@code name}; kills the JVM if it is armed. */
-    public static void reach(String name) {
+    /** Marks that execution reached {@code point}; kills the JVM (or throws) if it is armed. */
+    public static void reach(FaultPoint point) {
+        if (ARMED || !throwAt.isEmpty()) {
+            reach(point.id());
+        }
+    }
+
+    /** For in-process tests: see {@link #throwAt(String, long)}. */
+    public static void throwAt(FaultPoint point, long count) {
+        throwAt(point.id(), count);
+    }
+
+    private static void reach(String name) {
         if (ARMED && ARMED_NAME.equals(name) && HITS.incrementAndGet() == ARMED_COUNT) {
             killSelf(name);
         }

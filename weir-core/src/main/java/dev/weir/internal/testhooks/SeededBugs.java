@@ -1,4 +1,4 @@
-package dev.weir.internal.runtime;
+package dev.weir.internal.testhooks;
 
 /**
  * Deliberate bugs for {@code weir verify}'s self-check, which proves that its checker catches real

@@ -1,4 +1,4 @@
-package dev.weir.internal.state;
+package dev.weir.api.state;
 
 /**
  * Maps keys to key groups and key groups to subtasks.
@@ -180,7 +180,7 @@ public final class KeyGroups {
     }
 
     /** The murmur3 32-bit finaliser: spreads poor hash codes such as small longs. */
-    static int mix(int h) {
+    public static int mix(int h) {
         h ^= h >>> 16;
         h *= 0x85ebca6b;
         h ^= h >>> 13;

@@ -1,6 +1,5 @@
-package dev.weir.internal.io;
+package dev.weir.internal.testhooks;
 
-import dev.weir.internal.checkpoint.StateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -181,7 +180,7 @@ public final class PowerCut {
                 path = back;
                 undone++;
             } else if (!state.entryDurable && state.created) {
-                StateFiles.deleteRecursively(path); // a file, or a directory and all it holds
+                deleteRecursively(path); // a file, or a directory and all it holds
                 deleted++;
                 continue;
             }
@@ -205,5 +204,16 @@ public final class PowerCut {
         }
         Files.delete(journal);
         return new Damage(truncated, torn, deleted, undone);
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(path)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }

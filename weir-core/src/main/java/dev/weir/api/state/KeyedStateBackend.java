@@ -1,0 +1,110 @@
+package dev.weir.api.state;
+
+import java.io.DataOutput;
+import java.io.IOException;
+
+/**
+ * SPI: the keyed state of one subtask of one keyed step. Weir's runtime names only this interface;
+ * the heap backend ({@link StateBackends#heap()}) implements it, and so can a module (RocksDB, say)
+ * that imports only Weir's API. Every implementation passes the keyed-state backend conformance
+ * suite (see docs/design/005-core-shape.md, "How to add a state backend").
+ *
+ * <h2>How the methods are called</h2>
+ *
+ * All calls come from the task that runs the subtask, one at a time, except {@link
+ * KeyedSnapshot#writeTo} which the checkpoint's I/O thread calls later on the snapshot:
+ *
+ * <ol>
+ *   <li>The function declares its states ({@link KeyedStateStore}) in {@code open}.
+ *   <li>On a restore, {@link #restore} once per old subtask whose key groups overlap this subtask's
+ *       (or {@link #restoreLocal} with this same subtask's in-memory snapshot).
+ *   <li>For each record (and timer), {@link #setCurrentKey}, then reads and writes through the
+ *       state handles, which act on the current key's state.
+ *   <li>At each checkpoint barrier, {@link #snapshot}: a consistent copy taken now, cheaply (the
+ *       task waits for it), serialised later off the task's thread.
+ *   <li>{@link #close} when the task ends.
+ * </ol>
+ *
+ * <h2>Keys and key groups</h2>
+ *
+ * A key belongs to key group {@link KeyGroups#keyGroupOf(Object, int)}; a subtask owns a contiguous
+ * range of groups, and a snapshot must let a restore take any sub-range of its groups (when a job
+ * is rescaled, each new subtask restores its own groups from every old subtask's snapshot). Keys
+ * are written with {@code Codecs.auto()} so every backend reads every key type the runtime accepts.
+ *
+ * <h2>Codec identity</h2>
+ *
+ * A snapshot records each state's {@code Codec.id()} (and a map's value codec's); a restore into a
+ * state declared with a codec that cannot read it ({@code Codec.canRead}) must be refused with an
+ * {@code UnrecoverableException} naming the state and both codecs, never decoded with the wrong
+ * format.
+ */
+public interface KeyedStateBackend extends KeyedStateStore {
+    /** Scopes every state handle to {@code key} (not null) until the next call. */
+    void setCurrentKey(Object key);
+
+    /** The key the handles are scoped to now, or null. */
+    Object currentKey();
+
+    /** Number of keys with state. */
+    int keyCount();
+
+    /**
+     * Calls {@code visitor} for every key held now, with the handles scoped to it; keys added
+     * during the walk are not visited.
+     */
+    void forEachKey(KeyVisitor visitor) throws Exception;
+
+    /** Visits one key in {@link #forEachKey}. */
+    @FunctionalInterface
+    interface KeyVisitor {
+        /** Visits {@code key}; every state handle is scoped to it during the call. */
+        void visit(Object key) throws Exception;
+    }
+
+    /**
+     * A consistent copy of the state now, for a checkpoint; later writes do not change it. Called
+     * on the task: keep it cheap (the heap backend copies a few arrays).
+     */
+    KeyedSnapshot snapshot();
+
+    /**
+     * Adds the state of key groups {@code firstKeyGroup..lastKeyGroup} from {@code section}, a
+     * snapshot of this kind of backend. Values of states already declared are restored into place;
+     * those of states declared later wait for their declaration (decoded with its codec then).
+     */
+    void restore(KeyedSection section, int firstKeyGroup, int lastKeyGroup);
+
+    /**
+     * Local recovery: rebuilds the state from {@code snapshot}, a snapshot this same subtask took
+     * in this process for the checkpoint being restored (same key groups). Returns false, changing
+     * nothing, if the backend cannot (then the runtime restores from the checkpoint's files).
+     */
+    boolean restoreLocal(KeyedSnapshot snapshot);
+
+    /**
+     * Called once when the restore is over (also when nothing was restored): drop anything kept for
+     * it, such as a previous attempt's memory that was not used.
+     */
+    default void restoreFinished() {}
+
+    /**
+     * Releases the state. With {@code restartLikely} the backend may keep its memory for the next
+     * attempt of the same subtask, which receives it through {@link
+     * KeyedStateBackendFactory.Context#previousAttempt()}.
+     */
+    void close(boolean restartLikely);
+
+    /** A snapshot, written by the checkpoint's I/O thread. */
+    interface KeyedSnapshot {
+        /** Number of keys in the snapshot. */
+        int keyCount();
+
+        /**
+         * Writes the snapshot in the backend's format (what {@link #restore} reads). May take long;
+         * should stop with {@link java.io.InterruptedIOException} when its thread is interrupted (a
+         * failed job abandons its checkpoints).
+         */
+        void writeTo(DataOutput out) throws IOException;
+    }
+}

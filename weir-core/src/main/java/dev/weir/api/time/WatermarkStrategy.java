@@ -1,0 +1,97 @@
+package dev.weir.api.time;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How a stream gets event time: a {@link TimestampAssigner} that reads each record's timestamp and
+ * a {@link WatermarkGenerator} that says how far event time has advanced.
+ *
+ * <pre>{@code
+ * stream.assignTimestampsAndWatermarks(
+ *         WatermarkStrategy.<Bid>forBoundedOutOfOrderness(Duration.ofSeconds(5))
+ *                 .withTimestampAssigner((bid, previous) -> bid.timeMillis()));
+ * }</pre>
+ *
+ * @param <T> record type
+ */
+public final class WatermarkStrategy<T> implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** Makes one generator per subtask. */
+    @FunctionalInterface
+    public interface GeneratorFactory<T> extends Serializable {
+        WatermarkGenerator<T> create();
+    }
+
+    private final GeneratorFactory<T> generators;
+    private final TimestampAssigner<T> assigner;
+
+    private WatermarkStrategy(GeneratorFactory<T> generators, TimestampAssigner<T> assigner) {
+        this.generators = generators;
+        this.assigner = assigner;
+    }
+
+    /**
+     * Timestamps never decrease within a subtask's input: the watermark follows the largest
+     * timestamp seen.
+     */
+    public static <T> WatermarkStrategy<T> forMonotonousTimestamps() {
+        return forBoundedOutOfOrderness(Duration.ZERO);
+    }
+
+    /**
+     * Records arrive at most {@code maxOutOfOrderness} later than a record with a larger timestamp:
+     * the watermark trails the largest timestamp seen by that much.
+     */
+    public static <T> WatermarkStrategy<T> forBoundedOutOfOrderness(Duration maxOutOfOrderness) {
+        long bound = maxOutOfOrderness.toMillis();
+        if (bound < 0) {
+            throw new IllegalArgumentException("maxOutOfOrderness must not be negative");
+        }
+        return new WatermarkStrategy<>(() -> new BoundedOutOfOrderness<>(bound), null);
+    }
+
+    /** A strategy with a generator of the user's own. */
+    public static <T> WatermarkStrategy<T> forGenerator(GeneratorFactory<T> generators) {
+        return new WatermarkStrategy<>(Objects.requireNonNull(generators, "generators"), null);
+    }
+
+    /** This strategy, reading timestamps with {@code assigner}. */
+    public WatermarkStrategy<T> withTimestampAssigner(TimestampAssigner<T> assigner) {
+        return new WatermarkStrategy<>(generators, Objects.requireNonNull(assigner, "assigner"));
+    }
+
+    /** The timestamp assigner, or null if records keep the timestamps they carry. */
+    public TimestampAssigner<T> timestampAssigner() {
+        return assigner;
+    }
+
+    /** A new generator (one per subtask). */
+    public WatermarkGenerator<T> createGenerator() {
+        return generators.create();
+    }
+
+    /** The generator of {@link #forBoundedOutOfOrderness}. */
+    private static final class BoundedOutOfOrderness<T> implements WatermarkGenerator<T> {
+        private final long bound;
+        private long maxTimestamp = Long.MIN_VALUE;
+
+        BoundedOutOfOrderness(long bound) {
+            this.bound = bound;
+        }
+
+        @Override
+        public void onEvent(T record, long timestamp, WatermarkOutput output) {
+            maxTimestamp = Math.max(maxTimestamp, timestamp);
+        }
+
+        @Override
+        public void onPeriodicEmit(WatermarkOutput output) {
+            if (maxTimestamp != Long.MIN_VALUE) {
+                output.emit(maxTimestamp - bound - 1);
+            }
+        }
+    }
+}

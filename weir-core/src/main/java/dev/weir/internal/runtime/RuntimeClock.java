@@ -1,0 +1,28 @@
+package dev.weir.internal.runtime;
+
+/**
+ * The clocks a job reads: monotonic nanoseconds (timing, source pacing) and wall-clock milliseconds
+ * (processing time: timers, periodic watermarks). Injected through {@link JobSettings} so tests and
+ * simulations drive time instead of waiting for it.
+ */
+public interface RuntimeClock {
+    /** Monotonic time in nanoseconds. */
+    long nanoTime();
+
+    /** Wall-clock time in milliseconds since the epoch. */
+    long millis();
+
+    /** The system's clocks. */
+    RuntimeClock SYSTEM =
+            new RuntimeClock() {
+                @Override
+                public long nanoTime() {
+                    return System.nanoTime();
+                }
+
+                @Override
+                public long millis() {
+                    return System.currentTimeMillis();
+                }
+            };
+}
