@@ -304,6 +304,12 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
                 : Duration.ZERO;
     }
 
+    /** Flushes and commits wait for the brokers: the sink's subtasks get threads of their own. */
+    @Override
+    public boolean isBlocking() {
+        return true;
+    }
+
     @Override
     public String transactionTimeoutSetting() {
         return "the producer's transaction.timeout.ms, set with KafkaSink.transactionTimeout";
