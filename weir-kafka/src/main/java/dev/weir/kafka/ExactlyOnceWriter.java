@@ -147,6 +147,7 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
         KafkaCommittable committable =
                 new KafkaCommittable(
                         open.slot().transactionalId(),
+                        settings.topic(),
                         ids.producerId,
                         ids.epoch,
                         subtask,
@@ -167,7 +168,7 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
             return;
         }
         // Restored from a checkpoint: its producer is gone; resume it by id and epoch.
-        KafkaTransactions.Outcome outcome = cluster.commit(committable, prefix, settings.topic());
+        KafkaTransactions.Outcome outcome = cluster.commit(committable, prefix);
         switch (outcome) {
             case COMMITTED ->
                     LOG.info(

@@ -12,6 +12,7 @@ import java.util.Objects;
  * committed before or lost.
  *
  * @param transactionalId the producer's {@code transactional.id}, {@code <prefix>:<subtask>:<slot>}
+ * @param topic the sink's topic (its partition 0 carries the sink's progress)
  * @param producerId the producer id the coordinator gave the transaction
  * @param epoch the producer epoch of the transaction
  * @param subtask the sink subtask that wrote it
@@ -22,6 +23,7 @@ import java.util.Objects;
  */
 public record KafkaCommittable(
         String transactionalId,
+        String topic,
         long producerId,
         short epoch,
         int subtask,
@@ -31,6 +33,7 @@ public record KafkaCommittable(
     /** Validates. */
     public KafkaCommittable {
         Objects.requireNonNull(transactionalId, "transactionalId");
+        Objects.requireNonNull(topic, "topic");
         if (producerId < 0 || epoch < 0 || subtask < 0) {
             throw new IllegalArgumentException(
                     "bad committable " + transactionalId + " " + producerId + " " + epoch);
@@ -52,6 +55,7 @@ public record KafkaCommittable(
         @Override
         public void encode(KafkaCommittable c, DataOutput out) throws IOException {
             out.writeUTF(c.transactionalId());
+            out.writeUTF(c.topic());
             out.writeLong(c.producerId());
             out.writeShort(c.epoch());
             out.writeInt(c.subtask());
@@ -63,6 +67,7 @@ public record KafkaCommittable(
         @Override
         public KafkaCommittable decode(DataInput in) throws IOException {
             return new KafkaCommittable(
+                    in.readUTF(),
                     in.readUTF(),
                     in.readLong(),
                     in.readShort(),

@@ -270,19 +270,19 @@ public final class KafkaTransactions implements AutoCloseable {
 
     /**
      * Commits the pre-committed transaction {@code committable} of a sink whose prefix is {@code
-     * prefix} and whose topic is {@code topic}, unless its subtask's progress shows it committed
-     * already. Never aborts anything.
+     * prefix}, unless its subtask's progress shows it committed already. Never aborts anything.
      *
      * @throws KafkaException if the cluster cannot be reached (retriable: try again later)
      */
-    public Outcome commit(KafkaCommittable committable, String prefix, String topic) {
+    public Outcome commit(KafkaCommittable committable, String prefix) {
         if (committedCheckpoint(prefix, committable.subtask()) >= committable.checkpointId()) {
             return Outcome.ALREADY_COMMITTED;
         }
         KafkaProducer<byte[], byte[]> producer =
                 producer(committable.transactionalId(), committable.timeoutMillis());
         try {
-            producer.partitionsFor(topic); // connects: learns the cluster's transaction version
+            producer.partitionsFor(
+                    committable.topic()); // connects: learns the cluster's transaction version
             TransactionResumer.resume(producer, committable.producerId(), committable.epoch());
             producer.commitTransaction();
             return Outcome.COMMITTED;

@@ -33,13 +33,13 @@ class TransactionResumerTest {
             KafkaCommittable committable = preCommit(cluster, prefix, topic, 7, "a", "b", "c");
             assertThat(TestKafka.readCommittedNow(topic)).as("open: invisible").isEmpty();
 
-            assertThat(cluster.commit(committable, prefix, topic))
+            assertThat(cluster.commit(committable, prefix))
                     .isEqualTo(KafkaTransactions.Outcome.COMMITTED);
             assertThat(TestKafka.readCommitted(topic)).containsExactly("a", "b", "c");
             assertThat(cluster.committedCheckpoint(prefix, 0)).isEqualTo(7);
 
             // Again, as after a second crash: recognised as done, nothing written twice.
-            assertThat(cluster.commit(committable, prefix, topic))
+            assertThat(cluster.commit(committable, prefix))
                     .isEqualTo(KafkaTransactions.Outcome.ALREADY_COMMITTED);
             assertThat(TestKafka.readCommitted(topic)).containsExactly("a", "b", "c");
             assertThat(cluster.open(prefix)).isEmpty();
@@ -55,7 +55,7 @@ class TransactionResumerTest {
             KafkaCommittable committable = preCommit(cluster, prefix, topic, 3, "x");
             cluster.abort(committable.transactionalId());
 
-            assertThat(cluster.commit(committable, prefix, topic))
+            assertThat(cluster.commit(committable, prefix))
                     .isEqualTo(KafkaTransactions.Outcome.LOST);
             assertThat(TestKafka.readCommitted(topic)).isEmpty();
         }
@@ -104,7 +104,7 @@ class TransactionResumerTest {
             producer.flush();
             ProducerIdAndEpoch ids = TransactionResumer.current(producer);
             return new KafkaCommittable(
-                    id, ids.producerId, ids.epoch, 0, checkpointId, started, 60_000);
+                    id, topic, ids.producerId, ids.epoch, 0, checkpointId, started, 60_000);
         } catch (KafkaException e) {
             throw e;
         } finally {
