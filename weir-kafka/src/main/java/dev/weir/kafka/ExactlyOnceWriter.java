@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
@@ -65,6 +66,15 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
     private final ArrayDeque<Slot> idle = new ArrayDeque<>();
     private final Map<String, Transaction> prepared = new LinkedHashMap<>();
     private final AtomicReference<Exception> sendError = new AtomicReference<>();
+
+    /** Keeps the first failed send, which fails the next call. One instance: no allocation. */
+    private final Callback onSent =
+            (metadata, error) -> {
+                if (error != null) {
+                    sendError.compareAndSet(null, error);
+                }
+            };
+
     private final ConsumerGroupMetadata progressGroup;
     private int slots;
     private Transaction open;
@@ -109,13 +119,7 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
         }
         open.slot()
                 .producer()
-                .send(
-                        settings.serializer().serialize(record, settings.topic()),
-                        (metadata, error) -> {
-                            if (error != null) {
-                                sendError.compareAndSet(null, error);
-                            }
-                        });
+                .send(settings.serializer().serialize(record, settings.topic()), onSent);
     }
 
     private void failIfSendFailed() {

@@ -6,10 +6,10 @@ import dev.weir.api.source.ReadStatus;
 import dev.weir.api.source.SourceContext;
 import dev.weir.api.source.SourceReader;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,8 +75,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
     private boolean resolved;
     private KafkaConsumer<byte[], byte[]> consumer;
     private boolean assignmentChanged;
-    private Iterator<ConsumerRecord<byte[], byte[]>> pending =
-            java.util.Collections.emptyIterator();
+    private final ArrayDeque<Batch> pending = new ArrayDeque<>();
     private long nextDiscoveryNanos;
     private long unavailableSinceNanos = -1;
     private Map<TopicPartition, OffsetAndMetadata> previousSnapshot;
@@ -90,6 +89,18 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
         Cursor(long next, long stop) {
             this.next = next;
             this.stop = stop;
+        }
+    }
+
+    /** Fetched records of one partition not yet emitted, with that partition's cursor. */
+    private static final class Batch {
+        final Cursor cursor;
+        final List<ConsumerRecord<byte[], byte[]>> records;
+        int next;
+
+        Batch(Cursor cursor, List<ConsumerRecord<byte[], byte[]>> records) {
+            this.cursor = cursor;
+            this.records = records;
         }
     }
 
@@ -117,14 +128,19 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
             assign();
         }
         int emitted = drain(out, maxRecords);
-        if (emitted < maxRecords && !pending.hasNext() && !activePartitions().isEmpty()) {
+        if (emitted < maxRecords && pending.isEmpty() && !activePartitions().isEmpty()) {
             ConsumerRecords<byte[], byte[]> records;
             try {
                 records = consumer.poll(Duration.ZERO);
             } catch (OffsetOutOfRangeException e) {
                 throw offsetsLost(e);
             }
-            pending = records.iterator();
+            for (TopicPartition tp : records.partitions()) {
+                Cursor cursor = cursors.get(tp);
+                if (cursor != null) {
+                    pending.add(new Batch(cursor, records.records(tp)));
+                }
+            }
             emitted += drain(out, maxRecords - emitted);
         }
         if (settings.bounded() && finishReachedPartitions()) {
@@ -136,19 +152,26 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
     /** Emits pending records of partitions still read, up to {@code max}; returns how many. */
     private int drain(Collector<T> out, int max) throws Exception {
         int emitted = 0;
-        while (emitted < max && pending.hasNext()) {
-            ConsumerRecord<byte[], byte[]> record = pending.next();
-            Cursor cursor = cursors.get(new TopicPartition(record.topic(), record.partition()));
-            if (cursor == null
-                    || cursor.finished
+        while (emitted < max && !pending.isEmpty()) {
+            Batch batch = pending.peek();
+            if (batch.next >= batch.records.size()) {
+                pending.poll();
+                continue;
+            }
+            ConsumerRecord<byte[], byte[]> record = batch.records.get(batch.next++);
+            Cursor cursor = batch.cursor;
+            if (cursor.finished
                     || record.offset() < cursor.next
                     || (cursor.stop != ReaderState.UNBOUNDED && record.offset() >= cursor.stop)) {
-                continue; // unassigned since, or past a bounded partition's end
+                continue; // past a bounded partition's end
             }
             cursor.next = record.offset() + 1;
             if (emit(record, out)) {
                 emitted++;
             }
+        }
+        while (!pending.isEmpty() && pending.peek().next >= pending.peek().records.size()) {
+            pending.poll();
         }
         return emitted;
     }
@@ -179,7 +202,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
                 continue;
             }
             boolean reached = cursor.next >= cursor.stop;
-            if (!reached && !pending.hasNext()) {
+            if (!reached && pending.isEmpty()) {
                 // Control records and aborted transactions advance the fetch position only.
                 reached = consumer.position(entry.getKey(), Duration.ZERO) >= cursor.stop;
             }
@@ -193,7 +216,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
             assignmentChanged = true;
             assign();
         }
-        return activePartitions().isEmpty() && !pending.hasNext();
+        return activePartitions().isEmpty() && pending.isEmpty();
     }
 
     private List<TopicPartition> activePartitions() {
@@ -213,7 +236,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
         for (TopicPartition tp : active) {
             consumer.seek(tp, cursors.get(tp).next);
         }
-        pending = java.util.Collections.emptyIterator();
+        pending.clear();
         assignmentChanged = false;
     }
 
