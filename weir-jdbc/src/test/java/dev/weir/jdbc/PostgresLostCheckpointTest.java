@@ -12,7 +12,8 @@ import dev.weir.api.sink.Sink;
 import dev.weir.api.sink.SinkContext;
 import dev.weir.api.sink.TransactionalWriter;
 import dev.weir.api.source.Sources;
-import dev.weir.internal.testhooks.FaultPoints;
+import dev.weir.api.testing.FaultPoint;
+import dev.weir.api.testing.Faults;
 import dev.weir.sink.ExactlyOnceSinkConformance;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Files;
@@ -54,7 +55,7 @@ class PostgresLostCheckpointTest {
 
     @AfterEach
     void disarm() {
-        FaultPoints.disarm();
+        Faults.disarm();
     }
 
     PostgresTwoPhaseCommitSink<String> twoPhase() {
@@ -92,10 +93,10 @@ class PostgresLostCheckpointTest {
 
     /** Runs until the {@code commit}-th commit has run, then fails the job (no restart). */
     void runUntilCommit(Sink<String> sink, int sinkParallelism, long commit) {
-        FaultPoints.throwAt("sink.after-commit", commit);
+        Faults.throwAt(FaultPoint.of("sink.after-commit"), commit);
         assertThatThrownBy(() -> run(sink, sinkParallelism, "latest", RestartStrategy.none()))
                 .isInstanceOf(JobFailedException.class);
-        FaultPoints.disarm();
+        Faults.disarm();
     }
 
     /** The newest checkpoint directory with a manifest. */
@@ -173,10 +174,10 @@ class PostgresLostCheckpointTest {
     @Test
     void aLostManifestWhoseCommitsNeverRanIsReplayedWithoutARefusal() throws Exception {
         // One sink subtask, failed when checkpoint 3 completed, before its commit ran.
-        FaultPoints.throwAt("sink.checkpoint-complete-before-commit", 3);
+        Faults.throwAt(FaultPoint.of("sink.checkpoint-complete-before-commit"), 3);
         assertThatThrownBy(() -> run(twoPhase(), 1, "latest", RestartStrategy.none()))
                 .isInstanceOf(JobFailedException.class);
-        FaultPoints.disarm();
+        Faults.disarm();
         Path lost = newestComplete();
         assertThat(idOf(lost)).isEqualTo(3);
         assertThat(progressIds()).doesNotContain("3");
@@ -215,10 +216,10 @@ class PostgresLostCheckpointTest {
                                         keyed, List.of("v", "written"), v -> new Object[] {v, 1})
                                 .key("v"));
         // One sink subtask, failed after its upsert at barrier 3: checkpoint 3 never completes.
-        FaultPoints.throwAt("sink.after-precommit", 3);
+        Faults.throwAt(FaultPoint.of("sink.after-precommit"), 3);
         assertThatThrownBy(() -> run(upsert, 1, "latest", RestartStrategy.none()))
                 .isInstanceOf(JobFailedException.class);
-        FaultPoints.disarm();
+        Faults.disarm();
 
         // The upsert runs at the barrier, before the checkpoint completes, so the progress table
         // is newer than the checkpoint a normal restart restores: exactly what a lost manifest

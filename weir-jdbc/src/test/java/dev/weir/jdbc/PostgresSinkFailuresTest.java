@@ -13,7 +13,8 @@ import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.sink.Sink;
 import dev.weir.api.source.Sources;
-import dev.weir.internal.testhooks.FaultPoints;
+import dev.weir.api.testing.FaultPoint;
+import dev.weir.api.testing.Faults;
 import dev.weir.sink.ExactlyOnceSinkConformance;
 import dev.weir.testing.KeyedCountJob;
 import dev.weir.testing.KeyedCountJob.Update;
@@ -44,7 +45,7 @@ class PostgresSinkFailuresTest {
 
     @AfterEach
     void disarm() {
-        FaultPoints.disarm();
+        Faults.disarm();
     }
 
     static String textTable(EmbeddedPostgres server) throws SQLException {
@@ -285,7 +286,7 @@ class PostgresSinkFailuresTest {
         TestPostgres.execute(
                 shared,
                 "CREATE TABLE " + table + " (k bigint PRIMARY KEY, count bigint, sum bigint)");
-        FaultPoints.throwAt(point, 3);
+        Faults.throwAt(FaultPoint.of(point), 3);
         Pipeline pipeline =
                 Pipeline.create("pg-counts-" + table)
                         .parallelism(2)

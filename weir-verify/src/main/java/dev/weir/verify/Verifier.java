@@ -1,7 +1,7 @@
 package dev.weir.verify;
 
-import dev.weir.internal.io.DurableFiles;
-import dev.weir.internal.testhooks.PowerCut;
+import dev.weir.api.testing.FaultPoint;
+import dev.weir.api.testing.PowerCuts;
 import dev.weir.verify.Checker.Verdict;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -34,43 +35,44 @@ import java.util.concurrent.TimeoutException;
  * checker must catch.
  */
 public final class Verifier {
-    /** Fault points, in the order the loop visits them; each fires the k-th time it is reached. */
+    /**
+     * Fault points, in the order the loop visits them (every point Weir declares); each fires the
+     * k-th time it is reached.
+     */
     static final List<String> FAULT_POINTS =
-            List.of(
-                    "source.after-poll",
-                    "snapshot.before-write",
-                    "snapshot.mid-write",
-                    "snapshot.before-fsync",
-                    "barrier.aligned",
-                    "checkpoint.all-acknowledged",
-                    "manifest.before-rename",
-                    "checkpoint.manifest-written",
-                    "sink.before-precommit",
-                    "sink.after-precommit",
-                    "sink.checkpoint-complete-before-commit",
-                    "sink.after-commit",
-                    "restore.started",
-                    "sink.recommit",
-                    "sink.before-recover");
+            Arrays.stream(FaultPoint.values()).map(FaultPoint::id).toList();
 
     /** A seeded bug of the self-check ({@code -Dweir.bug=<name>}) and the kill that exposes it. */
-    record SeededBug(String name, String kill) {}
+    record SeededBug(String name, String kill) {
+        SeededBug(dev.weir.api.testing.SeededBug bug, String kill) {
+            this(bug.id(), kill);
+        }
+    }
 
     /** Seeded bugs of the self-check for every source. */
     static final List<SeededBug> SEEDED_BUGS =
             List.of(
-                    new SeededBug("commit-before-complete", "sink.after-precommit:6"),
-                    new SeededBug("skip-abort", "sink.after-precommit:5"),
-                    new SeededBug("fallback-older", "sink.after-commit:4"),
-                    new SeededBug("rename-without-fsync", "sink.after-commit:4+cut"),
-                    new SeededBug("checkpoint-directory-without-fsync", "sink.after-commit:4+cut"));
+                    new SeededBug(
+                            dev.weir.api.testing.SeededBug.COMMIT_BEFORE_COMPLETE,
+                            "sink.after-precommit:6"),
+                    new SeededBug(
+                            dev.weir.api.testing.SeededBug.SKIP_ABORT, "sink.after-precommit:5"),
+                    new SeededBug(
+                            dev.weir.api.testing.SeededBug.FALLBACK_OLDER, "sink.after-commit:4"),
+                    new SeededBug(
+                            dev.weir.api.testing.SeededBug.RENAME_WITHOUT_FSYNC,
+                            "sink.after-commit:4+cut"),
+                    new SeededBug(
+                            dev.weir.api.testing.SeededBug.CHECKPOINT_DIRECTORY_WITHOUT_FSYNC,
+                            "sink.after-commit:4+cut"));
 
     /**
      * The seeded bug of sources whose splits end at different times: a restored source reads again
      * the splits that had ended. Killed once a checkpoint holds an ended split, the restored run
      * re-reads it (and the finished job started again re-reads every split).
      */
-    static final SeededBug REREAD_ENDED_SPLITS = new SeededBug("reread-ended-splits", "ended");
+    static final SeededBug REREAD_ENDED_SPLITS =
+            new SeededBug(dev.weir.api.testing.SeededBug.REREAD_ENDED_SPLITS, "ended");
 
     /** The sinks. */
     static final List<String> SINKS = List.of("file", "log", "postgres", "kafka");
@@ -246,11 +248,11 @@ public final class Verifier {
     /** Runs the crash loop and the self-check; prints progress and the report to {@code out}. */
     public Report run() throws Exception {
         Path input = options.work().resolve("input");
-        DurableFiles.deleteRecursively(input);
+        deleteRecursively(input);
         kafkaBootstrap = options.kafkaBootstrap();
         if (options.kafka() && kafkaBootstrap == null) {
             Path brokerDir = options.work().resolve("broker");
-            DurableFiles.deleteRecursively(brokerDir);
+            deleteRecursively(brokerDir);
             broker =
                     dev.weir.kafka.testkit.BrokerProcess.start(
                             brokerDir,
@@ -457,7 +459,7 @@ public final class Verifier {
      */
     private RoundResult round(List<String> plan, String bug, Tally tally) throws Exception {
         Path work = options.work().resolve("round");
-        DurableFiles.deleteRecursively(work);
+        deleteRecursively(work);
         Files.createDirectories(work);
         prepareSink(work);
         Set<String> seen = ConcurrentHashMap.newKeySet();
@@ -516,7 +518,7 @@ public final class Verifier {
                 tally.kills++;
                 tally.states = tally.states.plus(watch.state());
                 if (kill != null && kill.cut()) {
-                    PowerCut.Damage damage = PowerCut.simulate(work.resolve(JOURNAL), random);
+                    PowerCuts.Damage damage = PowerCuts.simulate(work.resolve(JOURNAL), random);
                     tally.cuts++;
                     out.println("  power cut: " + damage);
                 }
@@ -764,5 +766,17 @@ public final class Verifier {
         }
         int index = (int) Math.ceil(percent / 100.0 * sorted.size()) - 1;
         return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
+    }
+
+    /** Deletes {@code path}: a file, or a directory with everything under it; absent is fine. */
+    static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(path)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }

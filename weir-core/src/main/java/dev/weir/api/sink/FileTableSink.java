@@ -2,8 +2,8 @@ package dev.weir.api.sink;
 
 import dev.weir.api.codec.Codec;
 import dev.weir.api.function.KeySelector;
-import dev.weir.internal.checkpoint.ByteArrayDataInput;
-import dev.weir.internal.checkpoint.ByteArrayDataOutput;
+import dev.weir.internal.io.ByteArrayDataInput;
+import dev.weir.internal.io.ByteArrayDataOutput;
 import dev.weir.internal.io.DurableFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,7 +5,8 @@ import dev.weir.api.codec.Codecs;
 import dev.weir.api.state.KeyedSection;
 import dev.weir.api.state.KeyedStateBackend;
 import dev.weir.internal.checkpoint.TaskSnapshot.OperatorSnapshot;
-import dev.weir.internal.state.RawKeyedState;
+import dev.weir.internal.io.ByteArrayDataInput;
+import dev.weir.internal.io.ByteArrayDataOutput;
 import java.io.DataOutput;
 import java.io.EOFException;
 import java.io.IOException;
@@ -43,6 +44,9 @@ import java.util.zip.CRC32C;
 public final class StateFiles {
     static final int MAGIC = 0x57454952;
     static final short VERSION = 3;
+
+    /** The backend id given to the heap sections of version-2 files (no codec ids in them). */
+    public static final String LEGACY_HEAP_SECTION = "heap.v2";
 
     /** The oldest version read: 2 (version 1 predates Weir's first landing with checkpoints). */
     static final short OLDEST_VERSION = 2;
@@ -212,16 +216,24 @@ public final class StateFiles {
     private static KeyedSection readKeyed(ByteArrayDataInput in, byte[] bytes, short version)
             throws IOException {
         if (version < 3) {
-            // Version 2: the heap backend's section inline; its extent is known once read.
+            // Version 2: the heap backend's section inline, unframed: int states, (UTF name, byte
+            // kind)*, int entries, int entries' length, the entries. Skip it to learn its extent.
             int start = in.position();
-            RawKeyedState legacy = RawKeyedState.readLegacy(in, bytes);
+            int states = in.readInt();
+            if (states < 0 || states > 65_536) {
+                throw new IOException("impossible state count " + states);
+            }
+            for (int i = 0; i < states; i++) {
+                in.readUTF();
+                in.readByte();
+            }
+            int entries = in.readInt();
+            int length = checkLength(in.readInt());
+            if (entries < 0 || in.skipBytes(length) != length) {
+                throw new EOFException("the keyed state section ends early");
+            }
             return new KeyedSection(
-                    RawKeyedState.LEGACY_ID,
-                    legacy.entryCount(),
-                    bytes,
-                    start,
-                    in.position() - start,
-                    List.of());
+                    LEGACY_HEAP_SECTION, entries, bytes, start, in.position() - start, List.of());
         }
         String backendId = in.readUTF();
         int keys = in.readInt();

@@ -8,7 +8,7 @@ import dev.weir.api.source.ReadStatus;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.SourceContext;
 import dev.weir.api.source.SourceReader;
-import dev.weir.internal.checkpoint.ByteArrayDataInput;
+import dev.weir.internal.io.ByteArrayDataInput;
 import dev.weir.internal.log.PartitionLog;
 import dev.weir.internal.log.PartitionLogs;
 import dev.weir.internal.log.PartitionReader;

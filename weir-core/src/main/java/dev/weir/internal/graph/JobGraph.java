@@ -6,7 +6,6 @@ import dev.weir.internal.graph.Node.Partitioning;
 import dev.weir.internal.graph.Node.SideOutputNode;
 import dev.weir.internal.graph.Node.SourceNode;
 import dev.weir.internal.graph.Node.UnionNode;
-import dev.weir.internal.runtime.RecordWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -108,7 +107,7 @@ public final class JobGraph {
             Vertex from,
             ChainNode fromNode,
             Vertex to,
-            RecordWriter.Mode mode,
+            EdgeMode mode,
             KeySelector<Object, Object> keySelector,
             String tag) {}
 
@@ -171,7 +170,7 @@ public final class JobGraph {
             vertexOf.put(node, vertex);
             for (Producer producer : producers) {
                 Vertex from = vertexOf.get(producer.node());
-                RecordWriter.Mode mode = modeOf(operator, from.parallelism() == parallelism);
+                EdgeMode mode = modeOf(operator, from.parallelism() == parallelism);
                 Edge edge =
                         new Edge(
                                 edges.size(),
@@ -189,14 +188,14 @@ public final class JobGraph {
         return new JobGraph(vertices, edges);
     }
 
-    private static RecordWriter.Mode modeOf(OperatorNode operator, boolean sameParallelism) {
+    private static EdgeMode modeOf(OperatorNode operator, boolean sameParallelism) {
         switch (operator.partitioning()) {
             case KEYED:
-                return RecordWriter.Mode.KEYED;
+                return EdgeMode.KEYED;
             case FORWARD:
-                return sameParallelism ? RecordWriter.Mode.POINTWISE : RecordWriter.Mode.REBALANCE;
+                return sameParallelism ? EdgeMode.POINTWISE : EdgeMode.REBALANCE;
             default:
-                return RecordWriter.Mode.REBALANCE;
+                return EdgeMode.REBALANCE;
         }
     }
 

@@ -3,7 +3,7 @@ package dev.weir.internal.graph;
 import dev.weir.api.function.KeySelector;
 import dev.weir.api.sink.Sink;
 import dev.weir.api.source.Source;
-import dev.weir.internal.runtime.OperatorFactory;
+import dev.weir.internal.operators.OperatorFactory;
 import java.util.List;
 
 /**

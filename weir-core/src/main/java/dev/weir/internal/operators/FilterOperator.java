@@ -1,10 +1,6 @@
 package dev.weir.internal.operators;
 
 import dev.weir.api.function.FilterFunction;
-import dev.weir.internal.runtime.OperatorContext;
-import dev.weir.internal.runtime.Output;
-import dev.weir.internal.runtime.StreamOperator;
-import dev.weir.internal.runtime.UserCodeException;
 
 /** Forwards the records a {@link FilterFunction} keeps. */
 public final class FilterOperator implements StreamOperator {

@@ -2,10 +2,6 @@ package dev.weir.internal.operators;
 
 import dev.weir.api.function.Collector;
 import dev.weir.api.function.FlatMapFunction;
-import dev.weir.internal.runtime.NullCheckingOutput;
-import dev.weir.internal.runtime.OperatorContext;
-import dev.weir.internal.runtime.StreamOperator;
-import dev.weir.internal.runtime.UserCodeException;
 
 /** Applies a {@link FlatMapFunction} to each record. */
 public final class FlatMapOperator implements StreamOperator {

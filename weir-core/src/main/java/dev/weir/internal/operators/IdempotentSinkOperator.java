@@ -2,9 +2,6 @@ package dev.weir.internal.operators;
 
 import dev.weir.api.sink.IdempotentSink;
 import dev.weir.api.testing.FaultPoint;
-import dev.weir.internal.runtime.OperatorContext;
-import dev.weir.internal.runtime.StreamOperator;
-import dev.weir.internal.runtime.UserCodeException;
 import dev.weir.internal.testhooks.FaultPoints;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

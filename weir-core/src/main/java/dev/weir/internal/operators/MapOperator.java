@@ -1,11 +1,6 @@
 package dev.weir.internal.operators;
 
 import dev.weir.api.function.MapFunction;
-import dev.weir.internal.runtime.NullCheckingOutput;
-import dev.weir.internal.runtime.OperatorContext;
-import dev.weir.internal.runtime.Output;
-import dev.weir.internal.runtime.StreamOperator;
-import dev.weir.internal.runtime.UserCodeException;
 
 /** Applies a {@link MapFunction} to each record. */
 public final class MapOperator implements StreamOperator {

@@ -2,9 +2,6 @@ package dev.weir.internal.operators;
 
 import dev.weir.api.sink.Sink;
 import dev.weir.api.sink.SinkWriter;
-import dev.weir.internal.runtime.OperatorContext;
-import dev.weir.internal.runtime.StreamOperator;
-import dev.weir.internal.runtime.UserCodeException;
 
 /** Hands records to a {@link SinkWriter}. */
 public final class SinkOperator implements StreamOperator {

@@ -1,7 +1,6 @@
 package dev.weir.internal.operators;
 
 import dev.weir.api.sink.SinkContext;
-import dev.weir.internal.runtime.OperatorContext;
 
 /**
  * The {@link SinkContext} of a sink subtask, taken from its operator context.

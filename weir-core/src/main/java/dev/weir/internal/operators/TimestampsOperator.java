@@ -3,12 +3,6 @@ package dev.weir.internal.operators;
 import dev.weir.api.time.TimestampAssigner;
 import dev.weir.api.time.WatermarkGenerator;
 import dev.weir.api.time.WatermarkStrategy;
-import dev.weir.internal.runtime.OperatorContext;
-import dev.weir.internal.runtime.Output;
-import dev.weir.internal.runtime.ProcessingTimeService;
-import dev.weir.internal.runtime.RecordTime;
-import dev.weir.internal.runtime.StreamOperator;
-import dev.weir.internal.runtime.UserCodeException;
 
 /**
  * Gives records event time: sets each record's timestamp with the strategy's assigner and emits the

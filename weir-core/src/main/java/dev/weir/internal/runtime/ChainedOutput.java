@@ -1,5 +1,8 @@
 package dev.weir.internal.runtime;
 
+import dev.weir.internal.operators.Output;
+import dev.weir.internal.operators.StreamOperator;
+
 /**
  * Feeds a chained operator: records go to {@link StreamOperator#processElement}, watermarks to
  * {@link StreamOperator#processWatermark}, which the operator passes on to its own output unless it

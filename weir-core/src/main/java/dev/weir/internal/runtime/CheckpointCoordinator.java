@@ -104,7 +104,8 @@ final class CheckpointCoordinator {
             JobListener listener,
             Consumer<CheckpointStats> statsSink,
             LocalStateCache localState,
-            Consumer<Throwable> failJob) {
+            Consumer<Throwable> failJob,
+            boolean synchronousIo) {
         this.jobName = jobName;
         this.failJob = failJob;
         this.localState = localState;
@@ -118,8 +119,10 @@ final class CheckpointCoordinator {
                 Executors.newSingleThreadScheduledExecutor(
                         r -> daemon(r, "weir-" + jobName + "-checkpoint-timer"));
         this.io =
-                Executors.newSingleThreadExecutor(
-                        r -> daemon(r, "weir-" + jobName + "-snapshot-io"));
+                synchronousIo
+                        ? new DirectExecutor()
+                        : Executors.newSingleThreadExecutor(
+                                r -> daemon(r, "weir-" + jobName + "-snapshot-io"));
         this.lastCompletedNanos = System.nanoTime();
     }
 

@@ -8,6 +8,7 @@ import dev.weir.api.state.KeyGroups;
 import dev.weir.api.state.KeyedStateBackend;
 import dev.weir.api.state.KeyedStateBackendFactory;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
+import dev.weir.internal.graph.EdgeMode;
 import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.JobGraph.ChainNode;
 import dev.weir.internal.graph.JobGraph.Edge;
@@ -15,6 +16,13 @@ import dev.weir.internal.graph.JobGraph.Vertex;
 import dev.weir.internal.graph.Node;
 import dev.weir.internal.graph.Node.OperatorNode;
 import dev.weir.internal.graph.Node.Partitioning;
+import dev.weir.internal.operators.NullCheckingOutput;
+import dev.weir.internal.operators.OperatorContext;
+import dev.weir.internal.operators.Output;
+import dev.weir.internal.operators.ProcessingTimeService;
+import dev.weir.internal.operators.RecordTime;
+import dev.weir.internal.operators.StreamOperator;
+import dev.weir.internal.operators.UserCodeException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +90,8 @@ public final class Execution {
                                 settings.listener(),
                                 statsSink,
                                 settings.localState(),
-                                cause -> fail(null, cause));
+                                cause -> fail(null, cause),
+                                settings.synchronousCheckpointIo());
         if (restored != null) {
             RestoreAssignment.validate(graph, restored, config, settings.allowNonRestoredState());
         }
@@ -116,7 +125,7 @@ public final class Execution {
         int count = 0;
         for (Edge edge : graph.edges()) {
             count +=
-                    edge.mode() == RecordWriter.Mode.POINTWISE
+                    edge.mode() == EdgeMode.POINTWISE
                             ? edge.from().parallelism()
                             : edge.from().parallelism() * edge.to().parallelism();
         }
@@ -133,7 +142,7 @@ public final class Execution {
             channels[edge.index()] = new SpscChannel[producers][consumers];
             for (int from = 0; from < producers; from++) {
                 for (int to = 0; to < consumers; to++) {
-                    if (edge.mode() != RecordWriter.Mode.POINTWISE || from == to) {
+                    if (edge.mode() != EdgeMode.POINTWISE || from == to) {
                         String name =
                                 edge.from().name()
                                         + "#"
@@ -389,7 +398,7 @@ public final class Execution {
 
         private RecordWriter writerFor(Edge edge) {
             SpscChannel[] targets = channels[edge.index()][subtask];
-            if (edge.mode() == RecordWriter.Mode.POINTWISE) {
+            if (edge.mode() == EdgeMode.POINTWISE) {
                 targets = new SpscChannel[] {targets[subtask]};
             }
             return new RecordWriter(
@@ -449,6 +458,11 @@ public final class Execution {
         Thread thread = new Thread(worker, "weir-" + config.jobName() + "-" + name);
         thread.setDaemon(true);
         threads.add(thread);
+    }
+
+    /** The tasks, in graph order (for a job driven step by step). */
+    List<Task> tasks() {
+        return tasks;
     }
 
     boolean isStopping() {

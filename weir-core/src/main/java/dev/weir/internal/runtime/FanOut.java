@@ -1,5 +1,7 @@
 package dev.weir.internal.runtime;
 
+import dev.weir.internal.operators.Output;
+
 /** Sends each record to several outputs: chained operators and network writers. */
 final class FanOut implements Output {
     private final Output[] outputs;

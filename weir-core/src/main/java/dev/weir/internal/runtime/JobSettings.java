@@ -19,6 +19,8 @@ import java.nio.file.Path;
  * @param clock the clocks of the job (monotonic and wall clock), injected for tests
  * @param seed seeds the restart jitter
  * @param stateBackend makes each keyed step's state backend
+ * @param synchronousCheckpointIo write checkpoints on the thread that completes a snapshot instead
+ *     of an I/O thread: for a job driven step by step in a deterministic simulation
  */
 public record JobSettings(
         RuntimeConfig runtime,
@@ -31,4 +33,5 @@ public record JobSettings(
         RuntimeClock clock,
         long seed,
         LocalStateCache localState,
-        dev.weir.api.state.KeyedStateBackendFactory stateBackend) {}
+        dev.weir.api.state.KeyedStateBackendFactory stateBackend,
+        boolean synchronousCheckpointIo) {}

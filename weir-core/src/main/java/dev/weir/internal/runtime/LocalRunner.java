@@ -25,6 +25,7 @@ import dev.weir.internal.operators.FlatMapOperator;
 import dev.weir.internal.operators.IdempotentSinkOperator;
 import dev.weir.internal.operators.KeyedProcessOperator;
 import dev.weir.internal.operators.MapOperator;
+import dev.weir.internal.operators.OperatorFactory;
 import dev.weir.internal.operators.SinkOperator;
 import dev.weir.internal.operators.TimestampsOperator;
 import dev.weir.internal.operators.TwoPhaseCommitSinkOperator;
@@ -82,7 +83,8 @@ public final class LocalRunner implements Runner {
                         RuntimeClock.SYSTEM,
                         settings.seed(),
                         settings.localRecovery() && checkpointing ? new LocalStateCache() : null,
-                        settings.stateBackend()));
+                        settings.stateBackend(),
+                        false));
     }
 
     /** The runtime's nodes for the plan's steps, in the same order (ids are positions). */

@@ -2,6 +2,7 @@ package dev.weir.internal.runtime;
 
 import dev.weir.api.state.KeyedStateBackend;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
+import dev.weir.internal.operators.OperatorContext;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 

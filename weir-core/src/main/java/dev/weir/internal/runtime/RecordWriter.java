@@ -2,6 +2,10 @@ package dev.weir.internal.runtime;
 
 import dev.weir.api.function.KeySelector;
 import dev.weir.api.state.KeyGroups;
+import dev.weir.internal.graph.EdgeMode;
+import dev.weir.internal.operators.Output;
+import dev.weir.internal.operators.RecordTime;
+import dev.weir.internal.operators.UserCodeException;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 
@@ -18,18 +22,9 @@ import java.util.Arrays;
  * {@code long[]} column beside the records; a pipeline that uses no event time builds no column.
  */
 public final class RecordWriter implements Output {
-    /** How a record picks its target subtask. */
-    public enum Mode {
-        /** Producer subtask i sends only to consumer subtask i. */
-        POINTWISE,
-        /** The record's key group decides. */
-        KEYED,
-        /** Round-robin. */
-        REBALANCE
-    }
 
     private final String name;
-    private final Mode mode;
+    private final EdgeMode mode;
     private final KeySelector<Object, Object> keySelector;
     private final int maxParallelism;
     private final int batchSize;
@@ -61,7 +56,7 @@ public final class RecordWriter implements Output {
     @SuppressWarnings("unchecked")
     public RecordWriter(
             String name,
-            Mode mode,
+            EdgeMode mode,
             KeySelector<Object, Object> keySelector,
             int maxParallelism,
             int batchSize,
@@ -81,7 +76,7 @@ public final class RecordWriter implements Output {
         for (int i = 0; i < channels.length; i++) {
             pending[i] = new ArrayDeque<>();
         }
-        if (mode == Mode.KEYED) {
+        if (mode == EdgeMode.KEYED) {
             subtaskOfGroup = new int[maxParallelism];
             for (int group = 0; group < maxParallelism; group++) {
                 subtaskOfGroup[group] = KeyGroups.subtaskOf(group, maxParallelism, channels.length);
@@ -180,7 +175,7 @@ public final class RecordWriter implements Output {
     }
 
     private int select(Object record) {
-        if (mode == Mode.POINTWISE) {
+        if (mode == EdgeMode.POINTWISE) {
             return 0;
         }
         int target = nextRoundRobin;

@@ -11,6 +11,7 @@ import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.JobGraph.ChainNode;
 import dev.weir.internal.graph.JobGraph.Vertex;
 import dev.weir.internal.graph.Node;
+import dev.weir.internal.operators.OperatorContext;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -5,6 +5,7 @@ import dev.weir.api.source.Source;
 import dev.weir.api.source.SourceContext;
 import dev.weir.api.source.SourceReader;
 import dev.weir.internal.checkpoint.SplitState;
+import dev.weir.internal.operators.Output;
 import dev.weir.internal.testhooks.SeededBugs;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -2,7 +2,7 @@ package dev.weir.internal.state;
 
 import dev.weir.api.codec.Codecs;
 import dev.weir.api.state.KeyedSection;
-import dev.weir.internal.checkpoint.ByteArrayDataInput;
+import dev.weir.internal.io.ByteArrayDataInput;
 import dev.weir.internal.state.HeapKeyedStateBackend.Kind;
 import dev.weir.internal.state.HeapKeyedStateBackend.RawEntry;
 import java.io.IOException;
@@ -88,12 +88,6 @@ public final class RawKeyedState {
                             + "); restore an older checkpoint explicitly",
                     e);
         }
-    }
-
-    /** Reads a version-2 section inline in a state file, leaving {@code in} after it. */
-    public static RawKeyedState readLegacy(ByteArrayDataInput in, byte[] buffer)
-            throws IOException {
-        return readHeaderAndEntries(in, buffer, false);
     }
 
     private static RawKeyedState readHeaderAndEntries(

@@ -1,4 +1,4 @@
-package dev.weir.internal.runtime;
+package dev.weir.internal.operators;
 
 /**
  * The timestamp of the record a task is processing now, shared by the operators of its chain and

@@ -1,4 +1,4 @@
-package dev.weir.internal.runtime;
+package dev.weir.internal.operators;
 
 /** Carries an exception thrown by a user function through the runtime's unchecked paths. */
 public final class UserCodeException extends RuntimeException {

@@ -1,4 +1,4 @@
-package dev.weir.internal.runtime;
+package dev.weir.internal.operators;
 
 import java.util.PriorityQueue;
 import java.util.function.LongSupplier;
@@ -29,7 +29,7 @@ public final class ProcessingTimeService {
     private long nextDue = Long.MAX_VALUE;
     private long sequence;
 
-    ProcessingTimeService(LongSupplier clockMillis) {
+    public ProcessingTimeService(LongSupplier clockMillis) {
         this.clockMillis = clockMillis;
     }
 
@@ -45,7 +45,7 @@ public final class ProcessingTimeService {
     }
 
     /** Runs the callbacks due now; returns true if any ran. */
-    boolean fireDue() throws Exception {
+    public boolean fireDue() throws Exception {
         if (nextDue == Long.MAX_VALUE) {
             return false;
         }
@@ -65,7 +65,7 @@ public final class ProcessingTimeService {
     }
 
     /** True if callbacks are waiting (a task with some must keep polling its clock). */
-    boolean hasPending() {
+    public boolean hasPending() {
         return !queue.isEmpty();
     }
 }

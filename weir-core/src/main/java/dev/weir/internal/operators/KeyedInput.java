@@ -1,4 +1,4 @@
-package dev.weir.internal.runtime;
+package dev.weir.internal.operators;
 
 /**
  * An operator at the head of a keyed edge: it takes each record with the key the upstream writer

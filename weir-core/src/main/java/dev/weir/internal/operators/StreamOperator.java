@@ -1,4 +1,4 @@
-package dev.weir.internal.runtime;
+package dev.weir.internal.operators;
 
 /**
  * The runtime's operator contract: one instance per subtask, single-threaded.

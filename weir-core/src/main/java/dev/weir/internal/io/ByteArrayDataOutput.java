@@ -1,4 +1,4 @@
-package dev.weir.internal.checkpoint;
+package dev.weir.internal.io;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutput;

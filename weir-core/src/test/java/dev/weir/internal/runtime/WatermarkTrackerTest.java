@@ -1,0 +1,30 @@
+package dev.weir.internal.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** A task's watermark: the minimum over its open inputs, never going back. */
+class WatermarkTrackerTest {
+    static final long NONE = Long.MIN_VALUE;
+
+    @Test
+    void theWatermarkIsTheMinimumOverOpenChannelsAndOnlyGrows() {
+        WatermarkTracker tracker = new WatermarkTracker(2);
+        assertThat(tracker.onWatermark(0, 10)).as("channel 1 has none yet").isEqualTo(NONE);
+        assertThat(tracker.onWatermark(1, 7)).isEqualTo(7);
+        assertThat(tracker.onWatermark(1, 12)).isEqualTo(10);
+        assertThat(tracker.onWatermark(0, 9)).as("a channel going back is ignored").isEqualTo(NONE);
+        assertThat(tracker.current()).isEqualTo(10);
+    }
+
+    @Test
+    void anEndedChannelNoLongerHoldsTheWatermarkBack() {
+        WatermarkTracker tracker = new WatermarkTracker(3);
+        tracker.onWatermark(0, 50);
+        tracker.onWatermark(1, 20);
+        assertThat(tracker.onEnd(2)).isEqualTo(20);
+        assertThat(tracker.onEnd(1)).isEqualTo(50);
+        assertThat(tracker.onEnd(0)).as("all ended: the end of input takes over").isEqualTo(NONE);
+    }
+}

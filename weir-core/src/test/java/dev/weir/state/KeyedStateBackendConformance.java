@@ -1,0 +1,292 @@
+package dev.weir.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.api.UnrecoverableException;
+import dev.weir.api.codec.Codec;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.state.KeyGroups;
+import dev.weir.api.state.KeyedSection;
+import dev.weir.api.state.KeyedStateBackend;
+import dev.weir.api.state.KeyedStateBackendFactory;
+import dev.weir.api.state.ListState;
+import dev.weir.api.state.MapState;
+import dev.weir.api.state.ValueState;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every {@link KeyedStateBackend} passes (SPI conformance suite): state semantics per
+ * key, snapshots that later writes do not change, restores of any key-group range (rescaling both
+ * ways), codec identity checked on restore, local recovery, and visiting every key. A backend's own
+ * test is a subclass naming its factory.
+ */
+public abstract class KeyedStateBackendConformance {
+    /** The backend under test. */
+    protected abstract KeyedStateBackendFactory factory();
+
+    static final int GROUPS = 128;
+
+    /** A backend of subtask {@code subtask} of {@code parallelism}. */
+    protected KeyedStateBackend backend(int subtask, int parallelism, KeyedStateBackend previous) {
+        return factory()
+                .create(
+                        new KeyedStateBackendFactory.Context() {
+                            @Override
+                            public String stepName() {
+                                return "step";
+                            }
+
+                            @Override
+                            public int subtaskIndex() {
+                                return subtask;
+                            }
+
+                            @Override
+                            public int parallelism() {
+                                return parallelism;
+                            }
+
+                            @Override
+                            public int maxParallelism() {
+                                return GROUPS;
+                            }
+
+                            @Override
+                            public int firstKeyGroup() {
+                                return KeyGroups.rangeStart(subtask, GROUPS, parallelism);
+                            }
+
+                            @Override
+                            public int lastKeyGroup() {
+                                return KeyGroups.rangeEnd(subtask, GROUPS, parallelism);
+                            }
+
+                            @Override
+                            public KeyedStateBackend previousAttempt() {
+                                return previous;
+                            }
+                        });
+    }
+
+    /** The handles of one backend: a value, a map and a list state. */
+    static final class Handles {
+        final KeyedStateBackend backend;
+        final ValueState<Long> value;
+        final MapState<String, Long> map;
+        final ListState<String> list;
+
+        Handles(KeyedStateBackend backend) {
+            this(backend, Codecs.LONG);
+        }
+
+        Handles(KeyedStateBackend backend, Codec<Long> valueCodec) {
+            this.backend = backend;
+            this.value = backend.valueState("value", valueCodec);
+            this.map = backend.mapState("map", Codecs.STRING, Codecs.LONG);
+            this.list = backend.listState("list", Codecs.STRING);
+        }
+    }
+
+    /** Writes {@code snapshot} as a checkpoint would and hands it back as a section. */
+    KeyedSection section(KeyedStateBackend.KeyedSnapshot snapshot) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            snapshot.writeTo(out);
+        }
+        byte[] buffer = bytes.toByteArray();
+        return new KeyedSection(
+                factory().id(), snapshot.keyCount(), buffer, 0, buffer.length, List.of());
+    }
+
+    @Test
+    void eachKeySeesOnlyItsOwnState() {
+        Handles h = new Handles(backend(0, 1, null));
+        h.backend.setCurrentKey("a");
+        h.value.update(1L);
+        h.map.put("x", 10L);
+        h.list.add("first");
+        h.backend.setCurrentKey("b");
+        assertThat(h.value.value()).isNull();
+        assertThat(h.map.entries()).isEmpty();
+        assertThat(h.list.get()).isEmpty();
+        h.value.update(2L);
+        h.backend.setCurrentKey("a");
+        assertThat(h.value.value()).isEqualTo(1L);
+        assertThat(h.map.get("x")).isEqualTo(10L);
+        assertThat(h.list.get()).containsExactly("first");
+        h.value.clear();
+        assertThat(h.value.value()).isNull();
+        assertThat(h.backend.keyCount()).isEqualTo(2);
+        assertThat(h.backend.currentKey()).isEqualTo("a");
+    }
+
+    @Test
+    void aSnapshotIsNotChangedByLaterWrites() throws Exception {
+        Handles h = new Handles(backend(0, 1, null));
+        for (long k = 0; k < 100; k++) {
+            h.backend.setCurrentKey(k);
+            h.value.update(k);
+            h.list.add("v" + k);
+        }
+        KeyedStateBackend.KeyedSnapshot snapshot = h.backend.snapshot();
+        for (long k = 0; k < 150; k++) {
+            h.backend.setCurrentKey(k);
+            h.value.update(-1L);
+            h.list.add("later");
+        }
+        Handles restored = new Handles(backend(0, 1, null));
+        restored.backend.restore(section(snapshot), 0, GROUPS - 1);
+        restored.backend.restoreFinished();
+        assertThat(restored.backend.keyCount()).isEqualTo(100);
+        for (long k = 0; k < 100; k++) {
+            restored.backend.setCurrentKey(k);
+            assertThat(restored.value.value()).isEqualTo(k);
+            assertThat(restored.list.get()).containsExactly("v" + k);
+        }
+    }
+
+    /** The model: key → value. */
+    static Map<Long, Long> fill(Handles h, Random random, int keys) {
+        Map<Long, Long> model = new HashMap<>();
+        for (int i = 0; i < keys * 3; i++) {
+            long key = random.nextInt(keys);
+            long value = random.nextLong();
+            h.backend.setCurrentKey(key);
+            h.value.update(value);
+            h.map.put("k" + (value & 7), value);
+            model.put(key, value);
+        }
+        return model;
+    }
+
+    @Property(tries = 30)
+    void restoresAnyKeyGroupRangeSoAJobRescalesBothWays(
+            @ForAll @IntRange(min = 1, max = 4) int oldParallelism,
+            @ForAll @IntRange(min = 1, max = 4) int newParallelism,
+            @ForAll long seed)
+            throws Exception {
+        Random random = new Random(seed);
+        Map<Long, Long> model = new HashMap<>();
+        List<KeyedSection> sections = new ArrayList<>();
+        for (int old = 0; old < oldParallelism; old++) {
+            // Each old subtask holds only the keys of its own key groups, as in a real job.
+            Handles h = new Handles(backend(old, oldParallelism, null));
+            for (int i = 0; i < 900; i++) {
+                long key = random.nextInt(300);
+                int group = KeyGroups.keyGroupOf(key, GROUPS);
+                if (KeyGroups.subtaskOf(group, GROUPS, oldParallelism) != old) {
+                    continue;
+                }
+                long value = random.nextLong();
+                h.backend.setCurrentKey(key);
+                h.value.update(value);
+                h.map.put("k" + (value & 7), value);
+                model.put(key, value);
+            }
+            sections.add(section(h.backend.snapshot()));
+        }
+        int found = 0;
+        for (int now = 0; now < newParallelism; now++) {
+            int first = KeyGroups.rangeStart(now, GROUPS, newParallelism);
+            int last = KeyGroups.rangeEnd(now, GROUPS, newParallelism);
+            Handles h = new Handles(backend(now, newParallelism, null));
+            for (KeyedSection section : sections) {
+                h.backend.restore(section, first, last);
+            }
+            h.backend.restoreFinished();
+            List<Object> keys = new ArrayList<>();
+            h.backend.forEachKey(keys::add);
+            for (Object key : keys) {
+                h.backend.setCurrentKey(key);
+                Long value = h.value.value();
+                assertThat(KeyGroups.keyGroupOf(key, GROUPS)).isBetween(first, last);
+                assertThat(value).as("key %s", key).isEqualTo(model.get(key));
+                assertThat(h.map.get("k" + (value & 7))).isEqualTo(value);
+                found++;
+            }
+        }
+        assertThat(found).isEqualTo(model.size());
+    }
+
+    @Test
+    void aStateDeclaredLaterIsRestoredWhenDeclared() throws Exception {
+        Handles h = new Handles(backend(0, 1, null));
+        h.backend.setCurrentKey(7L);
+        h.value.update(70L);
+        KeyedSection section = section(h.backend.snapshot());
+
+        KeyedStateBackend restored = backend(0, 1, null);
+        restored.restore(section, 0, GROUPS - 1);
+        restored.restoreFinished();
+        ValueState<Long> value = restored.valueState("value", Codecs.LONG);
+        restored.setCurrentKey(7L);
+        assertThat(value.value()).isEqualTo(70L);
+    }
+
+    @Test
+    void aStateDeclaredWithACodecThatCannotReadItIsRefusedNamingBothCodecs() throws Exception {
+        Handles h = new Handles(backend(0, 1, null));
+        h.backend.setCurrentKey(1L);
+        h.value.update(5L);
+        KeyedSection section = section(h.backend.snapshot());
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Codec<Long> auto = (Codec) Codecs.auto();
+
+        KeyedStateBackend early = backend(0, 1, null);
+        early.valueState("value", auto);
+        assertThatThrownBy(() -> early.restore(section, 0, GROUPS - 1))
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining("state 'value'")
+                .hasMessageContaining("weir.long")
+                .hasMessageContaining("weir.auto");
+
+        KeyedStateBackend late = backend(0, 1, null);
+        late.restore(section, 0, GROUPS - 1);
+        assertThatThrownBy(() -> late.valueState("value", auto))
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining("weir.long");
+    }
+
+    @Test
+    void localRecoveryRestoresThisSubtasksOwnSnapshot() throws Exception {
+        KeyedStateBackend first = backend(0, 1, null);
+        Handles h = new Handles(first);
+        Map<Long, Long> model = fill(h, new Random(3), 500);
+        KeyedStateBackend.KeyedSnapshot snapshot = first.snapshot();
+        first.close(true); // a failed attempt hands its memory on
+
+        KeyedStateBackend second = backend(0, 1, first);
+        Handles restored = new Handles(second);
+        assertThat(second.restoreLocal(snapshot)).isTrue();
+        second.restoreFinished();
+        for (Map.Entry<Long, Long> entry : model.entrySet()) {
+            second.setCurrentKey(entry.getKey());
+            assertThat(restored.value.value()).isEqualTo(entry.getValue());
+        }
+        assertThat(second.keyCount()).isEqualTo(model.size());
+    }
+
+    @Test
+    void forEachKeyVisitsEveryKeyWithItsStateInScope() throws Exception {
+        Handles h = new Handles(backend(0, 1, null));
+        for (long k = 0; k < 50; k++) {
+            h.backend.setCurrentKey(k);
+            h.value.update(k * 2);
+        }
+        Map<Object, Long> seen = new HashMap<>();
+        h.backend.forEachKey(key -> seen.put(key, h.value.value()));
+        assertThat(seen).hasSize(50);
+        seen.forEach((key, value) -> assertThat(value).isEqualTo((Long) key * 2));
+    }
+}
