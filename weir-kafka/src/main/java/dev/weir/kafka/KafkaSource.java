@@ -260,7 +260,7 @@ public final class KafkaSource<T> implements Source<T> {
      * A consumer group under which each reader commits the offsets of its partitions, for
      * monitoring tools (lag). Weir never reads them back for recovery; the checkpoint is the truth.
      * They are committed at the next checkpoint barrier after the one that recorded them, so they
-     * trail the newest complete checkpoint by one (see docs/design/004-kafka.md). Default: none,
+     * trail the newest complete checkpoint by one (see docs/design/006-kafka.md). Default: none,
      * and nothing is committed.
      */
     public KafkaSource<T> groupId(String groupId) {

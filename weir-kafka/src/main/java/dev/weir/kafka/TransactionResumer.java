@@ -14,7 +14,7 @@ import org.apache.kafka.common.utils.ProducerIdAndEpoch;
  *
  * <p>Why: Kafka's public API cannot commit a transaction from another producer instance, and
  * KIP-939 (Kafka-side prepare) is not usable with the clients and brokers Weir meets (see
- * docs/design/004-kafka.md). A transaction is bound to its transactional id and the producer id and
+ * docs/design/006-kafka.md). A transaction is bound to its transactional id and the producer id and
  * epoch the coordinator handed out; a new producer with the same transactional id that
  * <em>claims</em> that id and epoch, instead of calling {@code initTransactions()} (which would
  * abort the transaction), can end it with {@code EndTxn(commit)}. Apache Flink's Kafka connector
