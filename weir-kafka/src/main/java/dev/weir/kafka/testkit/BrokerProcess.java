@@ -39,7 +39,8 @@ public final class BrokerProcess implements AutoCloseable {
     private final int brokerPort;
     private final int controllerPort;
     private final Map<String, String> overrides;
-    private Process process;
+    private volatile Process process;
+    private boolean hookInstalled;
 
     private BrokerProcess(Path directory, String classPath, Map<String, String> overrides)
             throws IOException {
@@ -162,6 +163,19 @@ public final class BrokerProcess implements AutoCloseable {
                                 ProcessBuilder.Redirect.appendTo(
                                         directory.resolve("broker.log").toFile()))
                         .start();
+        if (!hookInstalled) {
+            // A broker must not outlive the JVM that started it (a test run killed by Ctrl-C).
+            Runtime.getRuntime()
+                    .addShutdownHook(
+                            new Thread(
+                                    () -> {
+                                        if (process != null) {
+                                            process.destroyForcibly();
+                                        }
+                                    },
+                                    "broker-process-reaper"));
+            hookInstalled = true;
+        }
         awaitReady();
     }
 
