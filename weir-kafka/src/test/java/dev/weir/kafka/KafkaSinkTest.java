@@ -10,6 +10,8 @@ import dev.weir.api.RestartStrategy;
 import dev.weir.api.UnrecoverableException;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.source.Sources;
+import dev.weir.api.testing.FaultPoint;
+import dev.weir.api.testing.Faults;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -197,5 +199,63 @@ class KafkaSinkTest {
                 .hasRootCauseInstanceOf(UnrecoverableException.class)
                 .rootCause()
                 .hasMessageContaining("'no-such-sink-topic' does not exist");
+    }
+
+    @Test
+    void aPreCommittedTransactionTheBrokerAbortedForItsAgeIsReportedAsLostDataNotSilently()
+            throws Exception {
+        String topic = TestKafka.newTopic("timed-out", 2);
+        KafkaSink<String> sink = sink(topic).transactionTimeout(Duration.ofSeconds(3));
+        Faults.throwAt(FaultPoint.SINK_CHECKPOINT_COMPLETE_BEFORE_COMMIT, 3);
+        try {
+            assertThatThrownBy(
+                            () ->
+                                    writeNumbers(
+                                            shortTimeouts("timed-out", RestartStrategy.none()),
+                                            sink))
+                    .isInstanceOf(JobFailedException.class);
+        } finally {
+            Faults.disarm();
+        }
+        // The job stays down until the broker aborted its pre-committed transactions.
+        try (KafkaTransactions cluster =
+                KafkaTransactions.connect(TestKafka.bootstrap(), Map.of())) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!cluster.open(topic).isEmpty()) {
+                assertThat(System.nanoTime()).as("aborted within 60 s").isLessThan(deadline);
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000_000);
+            }
+        }
+
+        assertThatThrownBy(
+                        () ->
+                                writeNumbers(
+                                        shortTimeouts(
+                                                "timed-out",
+                                                RestartStrategy.fixedDelay(3, Duration.ZERO)),
+                                        sink))
+                .isInstanceOf(JobFailedException.class)
+                .hasRootCauseInstanceOf(UnrecoverableException.class)
+                .rootCause()
+                .hasMessageContaining("LOST DATA")
+                .hasMessageContaining("transaction.timeout.ms of 3000 ms")
+                .hasMessageContaining("acceptLostTransactions");
+
+        // Accepting the loss, the job goes on: what the lost transactions held is missing, once.
+        writeNumbers(
+                shortTimeouts("timed-out", RestartStrategy.fixedDelay(3, Duration.ZERO)),
+                sink.acceptLostTransactions());
+        List<String> committed = TestKafka.readCommitted(topic);
+        assertThat(committed).doesNotHaveDuplicates().hasSizeLessThan(N);
+    }
+
+    /** Checkpoints every 50 ms with a 1 s timeout, so a 3 s transaction timeout is allowed. */
+    private Pipeline shortTimeouts(String name, RestartStrategy restarts) {
+        return Pipeline.create(name)
+                .parallelism(2)
+                .checkpointing(
+                        CheckpointConfig.exactlyOnce(Duration.ofMillis(50), temp.resolve("chk"))
+                                .withTimeout(Duration.ofSeconds(1)))
+                .restartStrategy(restarts);
     }
 }
