@@ -78,6 +78,7 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
     private final ConsumerGroupMetadata progressGroup;
     private int slots;
     private Transaction open;
+    private int writesSinceAgeCheck;
 
     /** A producer and its transactional id. */
     private record Slot(String transactionalId, KafkaProducer<byte[], byte[]> producer) {}
@@ -116,10 +117,34 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
             Slot slot = takeSlot();
             slot.producer().beginTransaction();
             open = new Transaction(slot, System.currentTimeMillis());
+        } else if ((++writesSinceAgeCheck & 4095) == 0) {
+            failIfNoBarrierComes();
         }
         open.slot()
                 .producer()
                 .send(settings.serializer().serialize(record, settings.topic()), onSent);
+    }
+
+    /**
+     * Fails before the broker aborts the open transaction for its age: a transaction that no
+     * barrier pre-committed for 90% of its timeout means checkpoints are off or not completing, and
+     * the broker would abort it with an error that does not say why.
+     */
+    private void failIfNoBarrierComes() {
+        long age = System.currentTimeMillis() - open.startedAtMillis();
+        if (age > settings.transactionTimeoutMs() / 10 * 9) {
+            throw new UnrecoverableException(
+                    "sink '"
+                            + sinkName
+                            + "': its open Kafka transaction is "
+                            + age
+                            + " ms old and no checkpoint barrier came; the broker aborts it at "
+                            + settings.transactionTimeoutMs()
+                            + " ms (transaction.timeout.ms). An exactly-once Kafka sink commits"
+                            + " at checkpoints: enable them (Pipeline.checkpointing("
+                            + "CheckpointConfig.exactlyOnce(...))), or use"
+                            + " KafkaSink.mode(Mode.AT_LEAST_ONCE)");
+        }
     }
 
     private void failIfSendFailed() {

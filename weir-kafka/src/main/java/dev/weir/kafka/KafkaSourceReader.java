@@ -128,7 +128,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
             assign();
         }
         int emitted = drain(out, maxRecords);
-        if (emitted < maxRecords && pending.isEmpty() && !activePartitions().isEmpty()) {
+        if (emitted < maxRecords && pending.isEmpty() && hasActivePartitions()) {
             ConsumerRecords<byte[], byte[]> records;
             try {
                 records = consumer.poll(Duration.ZERO);
@@ -216,7 +216,16 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
             assignmentChanged = true;
             assign();
         }
-        return activePartitions().isEmpty() && pending.isEmpty();
+        return !hasActivePartitions() && pending.isEmpty();
+    }
+
+    private boolean hasActivePartitions() {
+        for (Cursor cursor : cursors.values()) {
+            if (!cursor.finished) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private List<TopicPartition> activePartitions() {
@@ -287,6 +296,14 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
             for (Cursor cursor : cursors.values()) {
                 cursor.finished = cursor.next >= cursor.stop;
             }
+        }
+        if (settings.pattern() != null && mine.isEmpty() && splitIndex == 0) {
+            LOG.warn(
+                    "Kafka source: no partition of {} on {} belongs to split {} (is any topic"
+                            + " matching?)",
+                    settings.describeTopics(),
+                    settings.bootstrapServers(),
+                    splitId);
         }
         resolved = true;
         assignmentChanged = true;

@@ -268,4 +268,20 @@ class KafkaSinkTest {
                                 .withTimeout(Duration.ofSeconds(1)))
                 .restartStrategy(restarts);
     }
+
+    @Test
+    void withoutCheckpointsAnExactlyOnceSinkFailsBeforeTheBrokerAbortsItsTransaction() {
+        String topic = TestKafka.newTopic("no-checkpoints", 1);
+        Pipeline pipeline = Pipeline.create("no-checkpoints");
+        pipeline.source("numbers", Sources.sequence(1, PACED, 1, 8_000))
+                .map(n -> Long.toString(n))
+                .sink("out", sink(topic).transactionTimeout(Duration.ofSeconds(1)));
+        assertThatThrownBy(pipeline::run)
+                .isInstanceOf(JobFailedException.class)
+                .hasRootCauseInstanceOf(UnrecoverableException.class)
+                .rootCause()
+                .hasMessageContaining("no checkpoint barrier came")
+                .hasMessageContaining("CheckpointConfig.exactlyOnce");
+        assertThat(TestKafka.readCommitted(topic)).isEmpty();
+    }
 }
