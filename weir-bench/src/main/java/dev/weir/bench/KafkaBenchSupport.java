@@ -73,11 +73,22 @@ final class KafkaBenchSupport {
 
     /** Writes records 1..n with key n % k: the input of a throughput run, before it starts. */
     static void produceAll(String bootstrap, String topic, long n, long k) {
+        AtomicLong failures = new AtomicLong();
         try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap)) {
             for (long i = 1; i <= n; i++) {
-                producer.send(new ProducerRecord<>(topic, longBytes(i % k), longBytes(i)));
+                producer.send(
+                        new ProducerRecord<>(topic, longBytes(i % k), longBytes(i)),
+                        (metadata, error) -> {
+                            if (error != null) {
+                                failures.incrementAndGet();
+                            }
+                        });
             }
             producer.flush();
+        }
+        if (failures.get() > 0) {
+            throw new IllegalStateException(
+                    failures.get() + " input records could not be produced into " + topic);
         }
     }
 

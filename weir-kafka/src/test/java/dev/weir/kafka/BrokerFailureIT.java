@@ -66,13 +66,26 @@ class BrokerFailureIT {
         props.put(
                 "value.serializer",
                 org.apache.kafka.common.serialization.ByteArraySerializer.class);
+        props.put("max.in.flight.requests.per.connection", "1");
+        java.util.concurrent.atomic.AtomicReference<Exception> failed =
+                new java.util.concurrent.atomic.AtomicReference<>();
         try (var producer =
                 new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(props)) {
             for (String v : values) {
                 producer.send(
                         new org.apache.kafka.clients.producer.ProducerRecord<>(
-                                topic, TestKafka.utf8(v)));
+                                topic, TestKafka.utf8(v)),
+                        (metadata, error) -> {
+                            if (error != null) {
+                                failed.compareAndSet(null, error);
+                            }
+                        });
             }
+            producer.flush();
+        }
+        if (failed.get() != null) {
+            throw new IllegalStateException(
+                    "could not produce the input of " + topic, failed.get());
         }
     }
 

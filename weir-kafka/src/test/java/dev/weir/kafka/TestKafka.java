@@ -112,20 +112,38 @@ final class TestKafka {
         return Admin.create(props);
     }
 
-    /** Writes {@code values} as UTF-8 into {@code partition}, in order, without a transaction. */
+    /**
+     * Writes {@code values} as UTF-8 into {@code partition}, in order, without a transaction, and
+     * fails unless every record was acknowledged: a test's input must be all there. One request in
+     * flight and a long request timeout: on a loaded machine a timed-out first batch retried behind
+     * later ones is refused as out of order, and its records would be missing.
+     */
     static void produce(String topic, int partition, List<String> values) {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "120000");
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
+        List<java.util.concurrent.Future<?>> sent = new ArrayList<>(values.size());
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
             for (String value : values) {
-                producer.send(
-                        new ProducerRecord<>(
-                                topic, partition, null, value.getBytes(StandardCharsets.UTF_8)));
+                sent.add(
+                        producer.send(
+                                new ProducerRecord<>(
+                                        topic,
+                                        partition,
+                                        null,
+                                        value.getBytes(StandardCharsets.UTF_8))));
             }
             producer.flush();
+            for (java.util.concurrent.Future<?> future : sent) {
+                future.get();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("could not produce the input of " + topic, e);
         }
     }
 
