@@ -98,7 +98,7 @@ class VerifyIT {
                 "files; log; fallback-older checkpoint-directory-without-fsync",
                 "files; postgres; fallback-older rename-without-fsync",
                 "kafka; kafka; commit-before-complete fallback-older checkpoint-directory-without-fsync",
-                "kafka; postgres; skip-abort rename-without-fsync"
+                "kafka; postgres; fallback-older rename-without-fsync"
             })
     void killsInEverySplitStateAndARestartedFinishedJobLeaveTheOutputExactlyOnce(
             String source, String sink, String bugs) throws Exception {
