@@ -158,4 +158,20 @@ class GuaranteeAnalyzerTest {
                 .hasMessageContaining("restart delay PT10S")
                 .hasMessageContaining("Raise the sink's transaction timeout");
     }
+
+    @Test
+    void theCheckpointIntervalCountsTowardsTheTransactionTimeout() {
+        // 6 s interval + 20 s timeout + 5 s delay = 31 s: a 30 s transaction could be aborted.
+        Pipeline pipeline =
+                Pipeline.create("timeouts")
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(Duration.ofSeconds(6), dir)
+                                        .withTimeout(Duration.ofSeconds(20)))
+                        .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ofSeconds(5)));
+        pipeline.source("numbers", Sources.sequence(1, 3)).sink("tx", new ShortTimeoutSink());
+        assertThatThrownBy(pipeline::start)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("checkpoint interval PT6S")
+                .hasMessageContaining("= PT31S");
+    }
 }

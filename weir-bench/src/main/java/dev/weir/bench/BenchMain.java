@@ -8,11 +8,13 @@ import picocli.CommandLine.Command;
 @Command(
         name = "weir-bench",
         mixinStandardHelpOptions = true,
-        description = "Benchmarks of Weir (and, side by side, Apache Flink).",
+        description = "Benchmarks of Weir (and, side by side, Apache Flink and Kafka Streams).",
         subcommands = {
             KeyedSumBench.class,
             FlinkKeyedSumBench.class,
             CompareBench.class,
+            KafkaKeyedSumBench.class,
+            KafkaBrokerCommand.class,
             LogBench.class,
             JdbcBench.class
         })

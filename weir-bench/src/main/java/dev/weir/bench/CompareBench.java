@@ -55,6 +55,25 @@ public final class CompareBench implements Callable<Integer> {
             description = "Rows to run, by number from 1 (default: all).")
     List<Integer> only = new ArrayList<>();
 
+    @Option(
+            names = "--kafka-n",
+            description = "Records of the Kafka throughput row (default ${DEFAULT-VALUE}).")
+    long kafkaN = 2_000_000;
+
+    @Option(names = "--kafka-k", description = "Keys of the Kafka rows (default ${DEFAULT-VALUE}).")
+    long kafkaK = 100_000;
+
+    @Option(
+            names = "--kafka-rate",
+            description =
+                    "Records/s produced during the Kafka latency row (default ${DEFAULT-VALUE}).")
+    long kafkaRate = 20_000;
+
+    @Option(
+            names = "--kafka-latency-seconds",
+            description = "Length of a Kafka latency run (default ${DEFAULT-VALUE}).")
+    long kafkaLatencySeconds = 20;
+
     /** One line of the matrix. */
     record Row(String job, String mode, long keys, List<String> args, String metric) {}
 
@@ -102,6 +121,10 @@ public final class CompareBench implements Callable<Integer> {
                                 "--fail-at",
                                 "" + (recoveryN * 3 / 4)),
                         "recovery_ms"));
+        // Kafka to Kafka, exactly-once, against Flink's Kafka connector and Kafka Streams: run by
+        // KafkaCompare with a broker of its own (a child process all three engines meet).
+        rows.add(new Row("kafka-keyed-sum", "eo", kafkaK, List.of(), "records_per_s"));
+        rows.add(new Row("kafka-latency", "eo", kafkaK, List.of(), "latency_ms"));
         return rows;
     }
 
@@ -117,6 +140,10 @@ public final class CompareBench implements Callable<Integer> {
                 continue;
             }
             Row row = rows.get(i);
+            if (row.job().startsWith("kafka")) {
+                kafka().run(i + 1, row, table, summary);
+                continue;
+            }
             double[] weir = new double[runs];
             double[] flink = new double[runs];
             for (int run = 0; run < runs; run++) {
@@ -171,7 +198,21 @@ public final class CompareBench implements Callable<Integer> {
         System.out.print(table);
         System.out.println();
         summary.forEach(System.out::println);
+        if (kafka != null) {
+            kafka.close();
+        }
         return 0;
+    }
+
+    private KafkaCompare kafka;
+
+    private KafkaCompare kafka() throws Exception {
+        if (kafka == null) {
+            kafka =
+                    new KafkaCompare(
+                            runs, jvmFlags, p, kafkaN, kafkaK, kafkaRate, kafkaLatencySeconds);
+        }
+        return kafka;
     }
 
     private static String format(double value, boolean time) {
@@ -182,14 +223,24 @@ public final class CompareBench implements Callable<Integer> {
 
     /** Runs one engine on one row in a fresh JVM; returns the row's metric. */
     private double runOnce(String command, Row row) throws Exception {
+        List<String> args = new ArrayList<>();
+        args.add(command);
+        args.addAll(row.args());
+        return Double.parseDouble(runFresh(jvmFlags, args).get(row.metric()));
+    }
+
+    /**
+     * Runs {@code weir-bench <args>} in a fresh JVM with {@code jvmFlags}; returns the fields of
+     * its {@code engine=…} line, which it also prints.
+     */
+    static Map<String, String> runFresh(String jvmFlags, List<String> args) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(Arrays.asList(jvmFlags.trim().split("\\s+")));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(BenchMain.class.getName());
-        cmd.add(command);
-        cmd.addAll(row.args());
+        cmd.addAll(args);
         Process process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String result = null;
         List<String> output = new ArrayList<>();
@@ -206,9 +257,7 @@ public final class CompareBench implements Callable<Integer> {
         int status = process.waitFor();
         if (status != 0 || result == null) {
             throw new IllegalStateException(
-                    command
-                            + " "
-                            + row.args()
+                    args
                             + " failed (exit "
                             + status
                             + "):\n"
@@ -225,7 +274,7 @@ public final class CompareBench implements Callable<Integer> {
                 fields.put(part.substring(0, eq), part.substring(eq + 1));
             }
         }
-        return Double.parseDouble(fields.get(row.metric()));
+        return fields;
     }
 
     /** The median; of an even count, the mean of the middle two. */

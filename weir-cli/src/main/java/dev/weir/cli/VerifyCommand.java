@@ -25,12 +25,15 @@ public final class VerifyCommand implements Callable<Integer> {
     @Option(
             names = "--source",
             description =
-                    "log, files or sequence (default ${DEFAULT-VALUE}: Weir's own replayable"
-                            + " source, whose splits end at different times; sequence is a"
-                            + " generator whose splits end together).")
+                    "log, files, kafka or sequence (default ${DEFAULT-VALUE}: Weir's own"
+                            + " replayable source, whose splits end at different times; kafka"
+                            + " reads a topic laid out like the log; sequence is a generator"
+                            + " whose splits end together).")
     String source = "log";
 
-    @Option(names = "--sink", description = "file, log or postgres (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--sink",
+            description = "file, log, postgres or kafka (default ${DEFAULT-VALUE}).")
     String sink = "file";
 
     @Option(names = "--kills", description = "SIGKILLs in all (default ${DEFAULT-VALUE}).")
@@ -61,6 +64,13 @@ public final class VerifyCommand implements Callable<Integer> {
             description = "PostgreSQL for --sink postgres (default: start one from Maven).")
     String jdbcUrl;
 
+    @Option(
+            names = "--kafka-bootstrap",
+            description =
+                    "Kafka cluster for --source/--sink kafka (default: start a single broker as a"
+                            + " child process, which some kills then restart).")
+    String kafkaBootstrap;
+
     @Option(names = "--no-self-check", description = "Skip the seeded bugs.")
     boolean noSelfCheck;
 
@@ -79,7 +89,10 @@ public final class VerifyCommand implements Callable<Integer> {
                                         rate,
                                         work,
                                         jdbcUrl,
-                                        noSelfCheck ? List.of() : Verifier.seededBugNames(source)),
+                                        noSelfCheck
+                                                ? List.of()
+                                                : Verifier.seededBugNames(source, sink),
+                                        kafkaBootstrap),
                                 System.out)
                         .run();
         return report.passed() ? 0 : 1;

@@ -10,7 +10,12 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "weir 0.1.0",
         description = "Weir: an embeddable stream processor with end-to-end exactly-once.",
-        subcommands = {DemoCommand.class, LogCommand.class, VerifyCommand.class})
+        subcommands = {
+            DemoCommand.class,
+            LogCommand.class,
+            VerifyCommand.class,
+            KafkaCommand.class
+        })
 public final class WeirCli implements Callable<Integer> {
     @Override
     public Integer call() {

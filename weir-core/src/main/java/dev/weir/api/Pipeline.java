@@ -375,31 +375,44 @@ public final class Pipeline {
     }
 
     /**
-     * A sink transaction must outlive the longest time Weir may still commit it: a checkpoint's
-     * timeout plus the longest restart delay. Otherwise the external system could abort it first.
+     * A sink transaction must outlive the longest time Weir may still commit it: it opens at one
+     * barrier (or the first record after it), is pre-committed at the next one (a checkpoint
+     * interval later), and is committed once that checkpoint completes (within its timeout) or,
+     * after a failure, by the restarted job (after the longest restart delay). Otherwise the
+     * external system could abort it first.
      */
     private void checkTransactionTimeouts(RestartStrategy restart) {
         if (checkpoints.mode() == CheckpointingMode.NONE) {
             return;
         }
-        Duration needed = checkpoints.timeout().plus(restart.maxDelay());
+        Duration needed =
+                checkpoints.interval().plus(checkpoints.timeout()).plus(restart.maxDelay());
         for (StepBuilder step : steps) {
             if (step.kind == StepBuilder.Kind.SINK
                     && step.payload instanceof TwoPhaseCommitSink<?, ?> sink
                     && !sink.transactionTimeout().isZero()
                     && sink.transactionTimeout().compareTo(needed) <= 0) {
+                String setting = sink.transactionTimeoutSetting();
+                String named = setting.isEmpty() ? "" : " (" + setting + ")";
                 throw new IllegalStateException(
                         "sink '"
                                 + step.name
                                 + "' has a transaction timeout of "
                                 + sink.transactionTimeout()
-                                + ", not more than the checkpoint timeout "
+                                + named
+                                + ", not more than the checkpoint interval "
+                                + checkpoints.interval()
+                                + " plus the checkpoint timeout "
                                 + checkpoints.timeout()
                                 + " plus the longest restart delay "
                                 + restart.maxDelay()
+                                + " = "
+                                + needed
                                 + "; the external system could abort a transaction Weir still"
-                                + " has to commit. Raise the sink's transaction timeout or lower"
-                                + " CheckpointConfig.timeout / the restart delay");
+                                + " has to commit. Raise the sink's transaction timeout"
+                                + named
+                                + " or lower CheckpointConfig interval / timeout or the restart"
+                                + " delay");
             }
         }
     }

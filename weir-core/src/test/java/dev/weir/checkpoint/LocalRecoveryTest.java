@@ -47,8 +47,11 @@ class LocalRecoveryTest {
                         .parallelism(2)
                         .localRecovery(localRecovery)
                         .checkpointing(
+                                // A pause after each checkpoint, so the failure seldom lands
+                                // between a completion and its listener's deletion of the files.
                                 CheckpointConfig.exactlyOnce(
-                                        Duration.ofMillis(10), dir.resolve("chk")))
+                                                Duration.ofMillis(10), dir.resolve("chk"))
+                                        .withMinPause(Duration.ofMillis(10)))
                         .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ZERO))
                         .listener(
                                 new JobListener() {

@@ -75,20 +75,29 @@ public final class Verifier {
             new SeededBug(dev.weir.api.testing.SeededBug.REREAD_ENDED_SPLITS, "ended");
 
     /** The sinks. */
-    static final List<String> SINKS = List.of("file", "log", "postgres");
+    static final List<String> SINKS = List.of("file", "log", "postgres", "kafka");
 
-    /** The seeded bugs of the self-check for {@code source}. */
-    static List<SeededBug> seededBugs(String source) {
+    /**
+     * The seeded bugs of the self-check for {@code source} and {@code sink}. Not {@code skip-abort}
+     * for the Kafka sink: its producers take over the transactional ids of the previous run when
+     * they start ({@code initTransactions} fences them and aborts their open transactions), so a
+     * core that skips {@code recoverOwned} leaves nothing open that the checker could see, except
+     * when the previous run had more producers than the next one opens.
+     */
+    static List<SeededBug> seededBugs(String source, String sink) {
         List<SeededBug> bugs = new ArrayList<>(SEEDED_BUGS);
+        if (sink.equals("kafka")) {
+            bugs.removeIf(bug -> bug.name().equals("skip-abort"));
+        }
         if (VerifyInput.splitsEndApart(source)) {
             bugs.add(REREAD_ENDED_SPLITS);
         }
         return bugs;
     }
 
-    /** The names of every seeded bug of the self-check for {@code source}. */
-    public static List<String> seededBugNames(String source) {
-        return seededBugs(source).stream().map(SeededBug::name).toList();
+    /** The names of every seeded bug of the self-check for {@code source} and {@code sink}. */
+    public static List<String> seededBugNames(String source, String sink) {
+        return seededBugs(source, sink).stream().map(SeededBug::name).toList();
     }
 
     /**
@@ -105,6 +114,8 @@ public final class Verifier {
      * @param jdbcUrl PostgreSQL for {@code --sink postgres}; null starts one from Maven
      * @param seededBugs the seeded bugs of the self-check, by name ({@link #seededBugNames} for all
      *     of the source's; empty for no self-check)
+     * @param kafkaBootstrap a Kafka cluster for a Kafka source or sink; null starts a broker as a
+     *     child process (and then some kills restart it)
      */
     public record Options(
             String source,
@@ -116,26 +127,47 @@ public final class Verifier {
             long rate,
             Path work,
             String jdbcUrl,
-            List<String> seededBugs) {
+            List<String> seededBugs,
+            String kafkaBootstrap) {
         /** Validates the names and the key count, naming what to change. */
         public Options {
             VerifyInput.check(source, keys);
             if (!SINKS.contains(sink)) {
                 throw new IllegalArgumentException(
-                        "unknown sink '" + sink + "'; use file, log or postgres");
+                        "unknown sink '" + sink + "'; use file, log, postgres or kafka");
             }
             seededBugs = List.copyOf(seededBugs);
             for (String bug : seededBugs) {
-                if (!seededBugNames(source).contains(bug)) {
+                if (!seededBugNames(source, sink).contains(bug)) {
                     throw new IllegalArgumentException(
                             "no seeded bug '"
                                     + bug
                                     + "' for source "
                                     + source
                                     + "; use "
-                                    + seededBugNames(source));
+                                    + seededBugNames(source, sink));
                 }
             }
+        }
+
+        /** Options without a Kafka cluster of the user's (a Kafka pair starts its own broker). */
+        public Options(
+                String source,
+                String sink,
+                int kills,
+                long seed,
+                long records,
+                int keys,
+                long rate,
+                Path work,
+                String jdbcUrl,
+                List<String> seededBugs) {
+            this(source, sink, kills, seed, records, keys, rate, work, jdbcUrl, seededBugs, null);
+        }
+
+        /** True if the source or the sink is Kafka. */
+        boolean kafka() {
+            return source.equals("kafka") || sink.equals("kafka");
         }
     }
 
@@ -157,7 +189,8 @@ public final class Verifier {
             int bugs,
             long recoveryP50,
             long recoveryP99,
-            long seed) {
+            long seed,
+            int brokerRestarts) {
         /** True if nothing was found and every seeded bug was caught. */
         public boolean passed() {
             return findings.ok() && bugsCaught == bugs;
@@ -170,7 +203,7 @@ public final class Verifier {
                     "verify: source=%s sink=%s kills=%d fault_points=%d power_cuts=%d records=%d"
                             + " lost=%d duplicated=%d reordered=%d dangling=%d"
                             + " seeded_bugs_caught=%d/%d recovery_ms_p50=%d recovery_ms_p99=%d"
-                            + " seed=%d",
+                            + "%s seed=%d",
                     source,
                     sink,
                     kills,
@@ -185,6 +218,7 @@ public final class Verifier {
                     bugs,
                     recoveryP50,
                     recoveryP99,
+                    brokerRestarts > 0 ? " broker_restarts=" + brokerRestarts : "",
                     seed);
         }
     }
@@ -200,6 +234,10 @@ public final class Verifier {
     private final Random random;
     private String jdbcUrl;
     private int splitCount;
+    private dev.weir.kafka.testkit.BrokerProcess broker;
+    private String kafkaBootstrap;
+    private String kafkaTopic;
+    private int kafkaTopics;
 
     public Verifier(Options options, PrintStream out) {
         this.options = options;
@@ -211,8 +249,36 @@ public final class Verifier {
     public Report run() throws Exception {
         Path input = options.work().resolve("input");
         deleteRecursively(input);
+        kafkaBootstrap = options.kafkaBootstrap();
+        if (options.kafka() && kafkaBootstrap == null) {
+            Path brokerDir = options.work().resolve("broker");
+            deleteRecursively(brokerDir);
+            broker =
+                    dev.weir.kafka.testkit.BrokerProcess.start(
+                            brokerDir,
+                            KafkaVerify.brokerClassPath(),
+                            java.util.Map.of(
+                                    "transaction.abort.timed.out.transaction.cleanup.interval.ms",
+                                    "1000"));
+            kafkaBootstrap = broker.bootstrapServers();
+            out.println("kafka broker: " + kafkaBootstrap + " (pid " + broker.pid() + ")");
+        }
+        try {
+            return runWithCluster(input);
+        } finally {
+            if (broker != null) {
+                broker.close();
+            }
+        }
+    }
+
+    private Report runWithCluster(Path input) throws Exception {
         VerifyInput.write(
                 options.source(), input, options.records(), options.keys(), options.seed());
+        if (options.source().equals("kafka")) {
+            KafkaVerify.writeInput(
+                    kafkaBootstrap, options.records(), options.keys(), options.seed());
+        }
         splitCount =
                 VerifyInput.splitCount(options.source(), input, options.records(), options.keys());
         EmbeddedPostgres server = null;
@@ -248,8 +314,15 @@ public final class Verifier {
         if (VerifyInput.splitsEndApart(options.source())) {
             plan.addAll(1, List.of("ended", "restored"));
         }
+        if (broker != null) {
+            plan.add(Math.min(plan.size(), 3), "broker");
+        }
         while (plan.size() < options.kills()) {
-            plan.add(plan.size() % 3 == 0 ? "random+cut" : "random");
+            if (broker != null && plan.size() % 4 == 1) {
+                plan.add("broker"); // SIGKILL the broker and restart it under the running job
+            } else {
+                plan.add(plan.size() % 3 == 0 ? "random+cut" : "random");
+            }
         }
         return plan.subList(0, Math.min(plan.size(), Math.max(options.kills(), 0)));
     }
@@ -278,7 +351,7 @@ public final class Verifier {
                     verdict.ok() ? "exactly once" : "PROBLEMS " + verdict.problems());
         }
         List<SeededBug> bugs = new ArrayList<>();
-        for (SeededBug bug : seededBugs(options.source())) {
+        for (SeededBug bug : seededBugs(options.source(), options.sink())) {
             if (options.seededBugs().contains(bug.name())) {
                 bugs.add(bug);
             }
@@ -313,7 +386,8 @@ public final class Verifier {
                         bugs.size(),
                         percentile(recoveries, 50),
                         percentile(recoveries, 99),
-                        options.seed());
+                        options.seed(),
+                        tally.brokerRestarts);
         out.printf(
                 Locale.ROOT,
                 "fault points fired: %s%nwrong aggregates=%d, seen during the run and then gone=%d%n"
@@ -336,6 +410,7 @@ public final class Verifier {
         final Set<String> fired;
         int kills;
         int cuts;
+        int brokerRestarts;
         SplitStates.Counts states = SplitStates.Counts.NONE;
 
         Tally(List<Long> recoveries, Set<String> fired) {
@@ -360,6 +435,11 @@ public final class Verifier {
             return at.equals("random");
         }
 
+        /** SIGKILL of the Kafka broker (restarted at once), not of the job. */
+        boolean broker() {
+            return at.equals("broker");
+        }
+
         /** A split state ("ended", "restored"), or null. */
         String splitState() {
             return at.equals("ended") || at.equals("restored") ? at : null;
@@ -367,7 +447,7 @@ public final class Verifier {
 
         /** A fault point spec ({@code name:k}), or null. */
         String fault() {
-            return random() || splitState() != null ? null : at;
+            return random() || broker() || splitState() != null ? null : at;
         }
     }
 
@@ -383,7 +463,9 @@ public final class Verifier {
         Files.createDirectories(work);
         prepareSink(work);
         Set<String> seen = ConcurrentHashMap.newKeySet();
-        Thread reader = startReader(work, seen);
+        java.util.concurrent.atomic.AtomicBoolean reading =
+                new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread reader = startReader(work, seen, reading);
         SplitStates splits = new SplitStates();
         int used = 0;
         int kills = 0;
@@ -401,8 +483,12 @@ public final class Verifier {
                                 kill == null ? null : kill.splitState(),
                                 splitCount,
                                 out);
-                awaitOrKill(child, watch, kill);
+                boolean brokerKilled = awaitOrKill(child, watch, kill);
                 watch.join();
+                if (brokerKilled) {
+                    tally.kills++;
+                    tally.brokerRestarts++;
+                }
                 if (killedAt > 0 && watch.restoredAtMillis() > 0) {
                     tally.recoveries.add(watch.restoredAtMillis() - killedAt);
                 }
@@ -442,6 +528,9 @@ public final class Verifier {
                 }
             }
         } finally {
+            // A Kafka client interrupted inside a call logs an error: let a read finish first.
+            reading.set(false);
+            reader.join(10_000);
             reader.interrupt();
             reader.join();
         }
@@ -464,13 +553,26 @@ public final class Verifier {
      * Waits for the child to exit, killing it (SIGKILL) as {@code kill} says: at a random time, or
      * once its split state is due; a fault point kills itself.
      */
-    private void awaitOrKill(Process child, ChildWatch watch, Kill kill) throws Exception {
+    private boolean awaitOrKill(Process child, ChildWatch watch, Kill kill) throws Exception {
         if (kill != null && kill.random()) {
             if (!child.waitFor(randomKillDelayMs(), TimeUnit.MILLISECONDS)) {
                 child.destroyForcibly(); // SIGKILL
                 child.waitFor();
             }
-            return;
+            return false;
+        }
+        boolean brokerKilled = false;
+        if (kill != null && kill.broker()) {
+            if (!child.waitFor(randomKillDelayMs(), TimeUnit.MILLISECONDS)) {
+                long start = System.currentTimeMillis();
+                broker.kill(); // SIGKILL of the broker; the job runs on and must recover
+                broker.restart();
+                brokerKilled = true;
+                out.println(
+                        "  broker killed and restarted ("
+                                + (System.currentTimeMillis() - start)
+                                + " ms)");
+            }
         }
         CompletableFuture<?> until =
                 kill != null && kill.splitState() != null
@@ -486,6 +588,7 @@ public final class Verifier {
             child.destroyForcibly(); // SIGKILL: the split state is due
             child.waitFor();
         }
+        return brokerKilled;
     }
 
     /**
@@ -561,6 +664,11 @@ public final class Verifier {
                                     + " count bigint, sum bigint)");
                 }
             }
+            case "kafka" -> {
+                // A new round is a new job: a new topic, and a new transactional id prefix.
+                kafkaTopic = "weir-verify-updates-" + (++kafkaTopics) + "-" + options.seed();
+                KafkaVerify.createTopic(kafkaBootstrap, kafkaTopic, KafkaVerify.OUTPUT_PARTITIONS);
+            }
             default -> {}
         }
     }
@@ -569,6 +677,7 @@ public final class Verifier {
         return switch (options.sink()) {
             case "file" -> CommittedOutput.fileLines(work.resolve("out"));
             case "log" -> CommittedOutput.logLines(work.resolve("log"));
+            case "kafka" -> KafkaVerify.committed(kafkaBootstrap, kafkaTopic);
             default -> CommittedOutput.postgresLines(jdbcUrl);
         };
     }
@@ -577,6 +686,7 @@ public final class Verifier {
         return switch (options.sink()) {
             case "file" -> CommittedOutput.filePending(work.resolve("out"));
             case "log" -> CommittedOutput.logPending(work.resolve("log"));
+            case "kafka" -> KafkaVerify.pending(kafkaBootstrap, kafkaTopic);
             default -> CommittedOutput.postgresPending(jdbcUrl);
         };
     }
@@ -585,16 +695,20 @@ public final class Verifier {
      * Polls committed output while the round runs and remembers every line seen. Not for the log
      * sink: opening the log repairs a torn tail, which a reader must not do under a live writer.
      */
-    private Thread startReader(Path work, Set<String> seen) {
+    private Thread startReader(
+            Path work, Set<String> seen, java.util.concurrent.atomic.AtomicBoolean reading) {
         Thread thread =
                 new Thread(
                         () -> {
-                            while (!Thread.currentThread().isInterrupted()) {
+                            while (reading.get() && !Thread.currentThread().isInterrupted()) {
                                 try {
                                     if (options.sink().equals("file")) {
                                         seen.addAll(CommittedOutput.fileLines(work.resolve("out")));
                                     } else if (options.sink().equals("postgres")) {
                                         seen.addAll(CommittedOutput.postgresLines(jdbcUrl));
+                                    } else if (options.sink().equals("kafka")) {
+                                        seen.addAll(
+                                                KafkaVerify.committed(kafkaBootstrap, kafkaTopic));
                                     }
                                     Thread.sleep(100);
                                 } catch (InterruptedException e) {
@@ -635,7 +749,13 @@ public final class Verifier {
         command.add(Long.toString(options.seed()));
         command.add(Long.toString(options.rate()));
         if (jdbcUrl != null) {
-            command.add(jdbcUrl);
+            command.add("jdbc=" + jdbcUrl);
+        }
+        if (kafkaBootstrap != null) {
+            command.add("kafka=" + kafkaBootstrap);
+        }
+        if (kafkaTopic != null) {
+            command.add("kafka-out=" + kafkaTopic);
         }
         return new ProcessBuilder(command).redirectErrorStream(true).start();
     }

@@ -25,6 +25,8 @@ import java.util.List;
  *   <li>{@code log}: a topic of {@link #LOG_PARTITIONS} partitions of the embedded durable log;
  *       partition p holds the keys of a share proportional to p + 1, so partitions end one after
  *       another (the smallest at about a sixth of the run), three per source subtask.
+ *   <li>{@code kafka}: a Kafka topic laid out like the log's ({@link KafkaVerify}), one split per
+ *       partition.
  *   <li>{@code files}: one small file per key, read with {@link #LOG_PARTITIONS} splits ({@code
  *       Sources.files(dir, splits)}: split i reads the files whose name hashes to i); names are
  *       chosen so split p holds the same growing share of the keys as log partition p, so splits
@@ -46,7 +48,7 @@ final class VerifyInput {
     static final String TOPIC = "input";
 
     /** The source kinds. */
-    static final List<String> SOURCES = List.of("sequence", "log", "files");
+    static final List<String> SOURCES = List.of("sequence", "log", "files", "kafka");
 
     private VerifyInput() {}
 
@@ -54,7 +56,7 @@ final class VerifyInput {
     static void check(String source, int keys) {
         if (!SOURCES.contains(source)) {
             throw new IllegalArgumentException(
-                    "unknown source '" + source + "'; use sequence, log or files");
+                    "unknown source '" + source + "'; use sequence, log, files or kafka");
         }
         int least = source.equals("sequence") ? SOURCE_PARALLELISM : LOG_PARTITIONS;
         if (keys < least) {
@@ -70,6 +72,9 @@ final class VerifyInput {
 
     /** The splits the job reads from the input in {@code dir} (each is paced on its own). */
     static int splitCount(String source, Path dir, long n, int keys) {
+        if (source.equals("kafka")) {
+            return LOG_PARTITIONS;
+        }
         return unpaced(source, dir, n, keys).splits(SOURCE_PARALLELISM).size();
     }
 
@@ -212,6 +217,11 @@ final class VerifyInput {
             throw new IllegalArgumentException("the files source holds lines; use lines(...)");
         }
         return paced((Source<Long>) unpaced(source, dir, n, keys), rate);
+    }
+
+    /** The job's source for {@code kafka}: the input topic, paced like the others. */
+    static Source<Long> kafka(String bootstrap, long rate) {
+        return paced(KafkaVerify.source(bootstrap), rate);
     }
 
     /** The job's source for {@code files}: lines holding record numbers, paced like the others. */

@@ -15,7 +15,9 @@ import dev.weir.jdbc.PostgresTwoPhaseCommitSink;
 import dev.weir.jdbc.TableMapping;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -27,8 +29,10 @@ import java.util.Random;
  * one split, in order, so each key's records reach its state in seq order and the checker can
  * demand that order.
  *
- * <p>Arguments: source ({@code sequence|log|files}), sink ({@code file|log|postgres}), work
- * directory, input directory, N, keys, seed, records per second, and for postgres the JDBC URL.
+ * <p>Arguments: source ({@code sequence|log|files|kafka}), sink ({@code file|log|postgres|kafka}),
+ * work directory, input directory, N, keys, seed, records per second, then {@code jdbc=<url>} for
+ * postgres, {@code kafka=<bootstrap servers>} for a Kafka source or sink and {@code
+ * kafka-out=<topic>} for the Kafka sink.
  *
  * <p>Prints for the harness: {@code RESTORED <id> <millis>} when it restores a checkpoint, {@code
  * CHECKPOINT <id>} when one completes, {@code ENDED <split> <records>} when a split ends, {@code
@@ -96,8 +100,11 @@ public final class VerifyJob {
         return new Input(order[(int) ((n - 1) % keys)], (n - 1) / keys + 1);
     }
 
-    static Sink<String> sink(String kind, Path work, String jdbcUrl) {
+    static Sink<String> sink(String kind, Path work, Map<String, String> targets) {
+        String jdbcUrl = targets.get("jdbc");
         switch (kind) {
+            case "kafka":
+                return KafkaVerify.sink(targets.get("kafka"), targets.get("kafka-out"));
             case "file":
                 return FileSink.<String>to(work.resolve("out")).rollBytes(64 * 1024);
             case "log":
@@ -118,13 +125,23 @@ public final class VerifyJob {
                         .transactionIdPrefix(PREFIX);
             default:
                 throw new IllegalArgumentException(
-                        "unknown sink '" + kind + "'; use file, log or postgres");
+                        "unknown sink '" + kind + "'; use file, log, postgres or kafka");
         }
     }
 
     /** The record numbers, from the chosen source with {@link VerifyInput#SOURCE_PARALLELISM}. */
     static DataStream<Long> numbers(
-            Pipeline pipeline, String source, Path input, long n, int keys, long rate) {
+            Pipeline pipeline,
+            String source,
+            Path input,
+            long n,
+            int keys,
+            long rate,
+            Map<String, String> targets) {
+        if (source.equals("kafka")) {
+            return pipeline.source("input", VerifyInput.kafka(targets.get("kafka"), rate))
+                    .parallelism(VerifyInput.SOURCE_PARALLELISM);
+        }
         if (source.equals("files")) {
             return pipeline.source("input", VerifyInput.lines(input, rate))
                     .parallelism(VerifyInput.SOURCE_PARALLELISM)
@@ -143,7 +160,12 @@ public final class VerifyJob {
         int keys = Integer.parseInt(args[5]);
         long seed = Long.parseLong(args[6]);
         long rate = Long.parseLong(args[7]);
-        String jdbcUrl = args.length > 8 ? args[8] : null;
+        Map<String, String> targets = new HashMap<>();
+        for (int i = 8; i < args.length; i++) {
+            int eq = args[i].indexOf('=');
+            targets.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+        }
+        boolean kafka = source.equals("kafka") || kind.equals("kafka");
         int[] order = keyOrder(seed, keys);
         Pipeline pipeline =
                 Pipeline.create("weir-verify")
@@ -151,7 +173,11 @@ public final class VerifyJob {
                         .checkpointing(
                                 CheckpointConfig.exactlyOnce(
                                         Duration.ofMillis(50), work.resolve("chk")))
-                        .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ZERO))
+                        // A broker restart takes 10-15 s: with Kafka, wait it out.
+                        .restartStrategy(
+                                kafka
+                                        ? RestartStrategy.fixedDelay(30, Duration.ofSeconds(1))
+                                        : RestartStrategy.fixedDelay(3, Duration.ZERO))
                         .listener(
                                 new JobListener() {
                                     @Override
@@ -170,7 +196,7 @@ public final class VerifyJob {
                                         System.out.flush();
                                     }
                                 });
-        numbers(pipeline, source, input, n, keys, rate)
+        numbers(pipeline, source, input, n, keys, rate, targets)
                 .map(i -> input(i, order))
                 .keyBy(Input::key)
                 .<CountSum, Update>process(
@@ -186,7 +212,7 @@ public final class VerifyJob {
                             out.collect(new Update(key, in.seq(), next.count(), next.sum()));
                         })
                 .map(Update::line)
-                .sink("out", sink(kind, work, jdbcUrl));
+                .sink("out", sink(kind, work, targets));
         pipeline.run();
         System.out.println("DONE");
     }

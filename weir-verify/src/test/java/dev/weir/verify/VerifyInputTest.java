@@ -132,7 +132,9 @@ class VerifyInputTest {
     void tooFewKeysForTheLogOrAnUnknownSourceIsRefused() {
         assertThatThrownBy(() -> VerifyInput.check("log", 5))
                 .hasMessage("--source log needs at least 6 keys, not 5");
-        assertThatThrownBy(() -> VerifyInput.check("kafka", 50))
-                .hasMessage("unknown source 'kafka'; use sequence, log or files");
+        assertThatThrownBy(() -> VerifyInput.check("pulsar", 50))
+                .hasMessage("unknown source 'pulsar'; use sequence, log, files or kafka");
+        assertThatThrownBy(() -> VerifyInput.check("kafka", 5))
+                .hasMessage("--source kafka needs at least 6 keys, not 5");
     }
 }

@@ -2,17 +2,27 @@ package dev.weir.api.checkpoint;
 
 import dev.weir.api.codec.Codec;
 import dev.weir.api.state.StateBackends;
+import dev.weir.internal.checkpoint.Manifest;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.checkpoint.StateFiles.OperatorState;
+import dev.weir.internal.operators.TwoPhaseCommitSinkOperator;
 import dev.weir.internal.state.HeapKeyedStateBackend.RawEntry;
 import dev.weir.internal.state.RawKeyedState;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /**
  * A read-only look into a checkpoint or savepoint on disk, verified against its manifest.
@@ -37,6 +47,67 @@ public final class CheckpointView {
      */
     public static CheckpointView open(Path directory) {
         return new CheckpointView(RestoredCheckpoint.load(directory));
+    }
+
+    /**
+     * The newest complete checkpoint (one with a manifest) in a job's checkpoint directory — the
+     * one a run with resume {@code "latest"} would restore — or empty if there is none. Reads only:
+     * takes no lock, so it also works beside a running job.
+     *
+     * @throws CheckpointCorruptedException if that checkpoint fails verification
+     */
+    public static Optional<CheckpointView> latest(Path checkpointDirectory) {
+        long newest = -1;
+        Path newestPath = null;
+        try (Stream<Path> entries = Files.list(checkpointDirectory)) {
+            for (Path entry : (Iterable<Path>) entries::iterator) {
+                String name = entry.getFileName().toString();
+                if (name.matches("chk-\\d{1,19}")
+                        && Files.exists(entry.resolve(Manifest.FILE_NAME))
+                        && Long.parseLong(name.substring(4)) > newest) {
+                    newest = Long.parseLong(name.substring(4));
+                    newestPath = entry;
+                }
+            }
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return newestPath == null ? Optional.empty() : Optional.of(open(newestPath));
+    }
+
+    /**
+     * The prepared, not yet committed transactions of the two-phase-commit sink called {@code sink}
+     * in this checkpoint (what a restore would commit), decoded with the sink's {@code
+     * committableCodec()}, per the id of the checkpoint whose barrier prepared them; empty if the
+     * sink holds none or the checkpoint has no such sink.
+     */
+    public <C> SortedMap<Long, List<C>> pendingCommittables(String sink, Codec<C> codec) {
+        SortedMap<Long, List<C>> pending = new TreeMap<>();
+        for (OperatorState subtask : checkpoint.operators().getOrDefault(sink, List.of())) {
+            if (subtask.operatorState() == null) {
+                continue;
+            }
+            try {
+                for (Map.Entry<Long, C> entry :
+                        TwoPhaseCommitSinkOperator.decodePending(subtask.operatorState(), codec)
+                                .entrySet()) {
+                    pending.computeIfAbsent(entry.getKey(), id -> new ArrayList<>())
+                            .add(entry.getValue());
+                }
+            } catch (IOException | RuntimeException e) {
+                throw new IllegalArgumentException(
+                        "the state of operator '"
+                                + sink
+                                + "' in "
+                                + checkpoint.path()
+                                + " is not a two-phase-commit sink's written with "
+                                + codec.id(),
+                        e);
+            }
+        }
+        return pending;
     }
 
     public long id() {

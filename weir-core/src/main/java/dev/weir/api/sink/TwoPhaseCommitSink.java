@@ -10,9 +10,9 @@ import java.time.Duration;
  *
  * <p>The committables of prepared, not yet committed transactions are part of each checkpoint
  * (written with {@link #committableCodec()}), so after a crash the next run commits them again and
- * aborts the rest. Weir refuses to start if {@link #transactionTimeout()} is shorter than the
- * checkpoint timeout plus the longest restart delay, since the external system could then abort a
- * transaction Weir still means to commit.
+ * aborts the rest. Weir refuses to start if {@link #transactionTimeout()} is not longer than the
+ * checkpoint interval plus the checkpoint timeout plus the longest restart delay, since the
+ * external system could then abort a transaction Weir still means to commit.
  *
  * @param <T> record type
  * @param <C> committable type
@@ -27,6 +27,14 @@ public interface TwoPhaseCommitSink<T, C> extends Sink<T> {
     /** How long the external system keeps an open transaction; zero = forever. */
     default Duration transactionTimeout() {
         return Duration.ZERO;
+    }
+
+    /**
+     * The name of the setting behind {@link #transactionTimeout()} as the user knows it (such as
+     * the external system's own property), for the refusal at start; empty if it has none.
+     */
+    default String transactionTimeoutSetting() {
+        return "";
     }
 
     @Override

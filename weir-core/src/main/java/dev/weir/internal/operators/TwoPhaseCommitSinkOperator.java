@@ -38,13 +38,25 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator {
     @Override
     public void restoreOperatorState(List<byte[]> states) throws Exception {
         for (byte[] state : states) {
-            ByteArrayDataInput in = new ByteArrayDataInput().reset(state, 0, state.length);
-            int count = in.readInt();
-            for (int i = 0; i < count; i++) {
-                in.readLong();
-                restored.add(codec.decode(in));
-            }
+            restored.addAll(decodePending(state, codec).values());
         }
+    }
+
+    /**
+     * The prepared, not yet committed committables in one subtask's operator state, by the id of
+     * the checkpoint whose barrier prepared them (the format {@link #snapshotOperatorState}
+     * writes).
+     */
+    public static <C> TreeMap<Long, C> decodePending(byte[] state, Codec<C> codec)
+            throws java.io.IOException {
+        TreeMap<Long, C> pending = new TreeMap<>();
+        ByteArrayDataInput in = new ByteArrayDataInput().reset(state, 0, state.length);
+        int count = in.readInt();
+        for (int i = 0; i < count; i++) {
+            long checkpointId = in.readLong();
+            pending.put(checkpointId, codec.decode(in));
+        }
+        return pending;
     }
 
     @Override

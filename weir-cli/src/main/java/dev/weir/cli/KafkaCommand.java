@@ -1,0 +1,160 @@
+package dev.weir.cli;
+
+import dev.weir.kafka.KafkaSink;
+import dev.weir.kafka.KafkaTransactions;
+import dev.weir.kafka.SinkTransactions;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code weir kafka}: Kafka connector tools. */
+@Command(
+        name = "kafka",
+        description = "Tools for Weir's Kafka connector.",
+        subcommands = {KafkaCommand.Transactions.class})
+public final class KafkaCommand implements Callable<Integer> {
+    PrintStream out = System.out;
+
+    @Override
+    public Integer call() {
+        new picocli.CommandLine(this).usage(out);
+        return 0;
+    }
+
+    /** {@code weir kafka transactions}: a stopped job's open Kafka transactions. */
+    @Command(
+            name = "transactions",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Lists the Kafka transactions of an exactly-once KafkaSink of a job that will not"
+                        + " be started again: the pre-committed ones its newest complete"
+                        + " checkpoint holds (a restart would commit them) and the other open ones"
+                        + " of the sink (a restart would abort them). Until they end, they hold"
+                        + " back every read_committed reader of their partitions, up to the"
+                        + " producer's transaction.timeout.ms.",
+                "--commit does what a restart would: commits the checkpoint's transactions and"
+                        + " aborts the rest. --abort aborts them all: the checkpoint's records"
+                        + " never appear. Never on a job that runs.",
+                "Example: weir kafka transactions --checkpoints /var/lib/app/chk"
+                        + " --bootstrap-servers localhost:9092 --job orders --sink out"
+            })
+    static final class Transactions implements Callable<Integer> {
+        @Option(
+                names = "--checkpoints",
+                required = true,
+                description = "The job's checkpoint directory.")
+        Path checkpoints;
+
+        @Option(
+                names = "--bootstrap-servers",
+                required = true,
+                description = "The Kafka cluster the sink writes to.")
+        String bootstrapServers;
+
+        @Option(names = "--sink", required = true, description = "The sink's name in the job.")
+        String sink;
+
+        @Option(
+                names = "--job",
+                description =
+                        "The job's name (Pipeline.create(name)); gives the default transactional"
+                                + " id prefix weir:<job>:<sink>.")
+        String job;
+
+        @Option(
+                names = "--prefix",
+                description = "The sink's transactionalIdPrefix, if it set one.")
+        String prefix;
+
+        @Option(
+                names = "--property",
+                description = "A client property (security settings), key=value; repeatable.")
+        List<String> properties = List.of();
+
+        @ArgGroup(exclusive = true)
+        Action action;
+
+        static final class Action {
+            @Option(names = "--commit", description = "Commit the checkpoint's, abort the rest.")
+            boolean commit;
+
+            @Option(names = "--abort", description = "Abort every open transaction of the sink.")
+            boolean abort;
+        }
+
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+
+        @Override
+        public Integer call() {
+            if (prefix == null && job == null) {
+                err.println(
+                        "weir kafka transactions: give --job (or --prefix if the sink set one)");
+                return 2;
+            }
+            if (!Files.isDirectory(checkpoints)) {
+                err.println("weir kafka transactions: no checkpoint directory " + checkpoints);
+                return 2;
+            }
+            String sinkPrefix = prefix != null ? prefix : KafkaSink.defaultPrefix(job, sink);
+            Map<String, String> props = new HashMap<>();
+            for (String property : properties) {
+                int eq = property.indexOf('=');
+                if (eq <= 0) {
+                    err.println("weir kafka transactions: --property takes key=value: " + property);
+                    return 2;
+                }
+                props.put(property.substring(0, eq), property.substring(eq + 1));
+            }
+            try (KafkaTransactions cluster = KafkaTransactions.connect(bootstrapServers, props)) {
+                if (action != null && action.commit) {
+                    SinkTransactions.commit(checkpoints, sink, sinkPrefix, cluster)
+                            .forEach(out::println);
+                } else if (action != null && action.abort) {
+                    SinkTransactions.abort(checkpoints, sink, sinkPrefix, cluster)
+                            .forEach(out::println);
+                } else {
+                    print(
+                            SinkTransactions.list(checkpoints, sink, sinkPrefix, cluster),
+                            sinkPrefix);
+                }
+            }
+            return 0;
+        }
+
+        private void print(SinkTransactions.Listing listing, String sinkPrefix) {
+            out.println("sink '" + sink + "', transactional id prefix " + sinkPrefix);
+            if (listing.checkpoint() == null) {
+                out.println("no complete checkpoint in " + checkpoints);
+            } else {
+                out.println("newest complete checkpoint: " + listing.checkpoint());
+            }
+            for (SinkTransactions.Pending p : listing.pending()) {
+                out.println(
+                        (p.committed() ? "committed   " : "pre-committed ")
+                                + SinkTransactions.describe(p.committable())
+                                + " state "
+                                + p.state());
+            }
+            for (String id : listing.lingering()) {
+                out.println("open        " + id + " (not in the checkpoint: a restart aborts it)");
+            }
+            long open =
+                    listing.pending().stream().filter(p -> !p.committed()).count()
+                            + listing.lingering().size();
+            out.println(
+                    open == 0
+                            ? "nothing open"
+                            : open
+                                    + " open; end them with --commit (as a restart would) or"
+                                    + " --abort");
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package dev.weir.kafka;
+
+import dev.weir.api.codec.Codec;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * Turns a Kafka record into the element a {@link KafkaSource} emits.
+ *
+ * <p>Called on the source task's thread for each record read, in offset order per partition. It
+ * sees the whole record (key, value, headers, partition, offset, timestamp). Returning null skips
+ * the record, as the built-ins do for tombstones (null values); an exception fails the task, and
+ * the restart reads the same record again, so a record that can never be read fails the job through
+ * its restart strategy rather than being skipped silently.
+ *
+ * @param <T> element type
+ */
+@FunctionalInterface
+public interface KafkaDeserializer<T> extends Serializable {
+    /** The element for {@code record}, or null to skip it. */
+    T deserialize(ConsumerRecord<byte[], byte[]> record) throws Exception;
+
+    /** The value's bytes as they are; tombstones skipped. */
+    static KafkaDeserializer<byte[]> bytes() {
+        return ConsumerRecord::value;
+    }
+
+    /** The value as UTF-8 text; tombstones skipped. */
+    static KafkaDeserializer<String> strings() {
+        return record ->
+                record.value() == null ? null : new String(record.value(), StandardCharsets.UTF_8);
+    }
+
+    /** The value decoded with {@code codec} (as a {@link KafkaSerializer#codec} wrote it). */
+    static <T> KafkaDeserializer<T> codec(Codec<T> codec) {
+        return record -> record.value() == null ? null : codec.fromBytes(record.value());
+    }
+}

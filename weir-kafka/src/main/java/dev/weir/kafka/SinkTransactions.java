@@ -1,0 +1,159 @@
+package dev.weir.kafka;
+
+import dev.weir.api.checkpoint.CheckpointView;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
+
+/**
+ * The Kafka transactions of one exactly-once sink of one job, seen from the job's checkpoint
+ * directory, for a job that will not be started again ({@code weir kafka transactions}): which
+ * pre-committed transactions its newest complete checkpoint would commit on a restart, which other
+ * transactions of the sink are open (a restart would abort them), and ending them by hand.
+ *
+ * <p>While such transactions stay open they hold back every read_committed reader of their
+ * partitions until the broker aborts them at {@code transaction.timeout.ms}. Committing does what a
+ * restart would do: the checkpoint's transactions are committed (if not already), the rest aborted.
+ * Aborting ends them all, the checkpoint's too: their records never appear.
+ *
+ * <p>Do not use it on a job that runs: the checkpoint directory is read without its lock.
+ */
+public final class SinkTransactions {
+    private SinkTransactions() {}
+
+    /**
+     * A pre-committed transaction of the checkpoint.
+     *
+     * @param committable what the checkpoint holds
+     * @param state the coordinator's state of its transactional id now (such as {@code Ongoing})
+     * @param committed true if its subtask's progress shows it committed
+     */
+    public record Pending(KafkaCommittable committable, String state, boolean committed) {}
+
+    /**
+     * What {@link #list} found.
+     *
+     * @param checkpoint the newest complete checkpoint, or null if the directory has none
+     * @param pending its pre-committed transactions of the sink
+     * @param lingering other open transactions of the sink's prefix (a restart aborts them)
+     */
+    public record Listing(Path checkpoint, List<Pending> pending, List<String> lingering) {}
+
+    /**
+     * The transactions of sink {@code sink} (prefix {@code prefix}) for the job in {@code
+     * checkpoints}.
+     */
+    public static Listing list(
+            Path checkpoints, String sink, String prefix, KafkaTransactions cluster) {
+        Optional<CheckpointView> view = CheckpointView.latest(checkpoints);
+        List<KafkaCommittable> held = new ArrayList<>();
+        view.ifPresent(
+                v ->
+                        v.pendingCommittables(sink, new KafkaCommittable.CommittableCodec())
+                                .values()
+                                .forEach(held::addAll));
+        Set<String> ids = new HashSet<>();
+        for (KafkaCommittable c : held) {
+            ids.add(c.transactionalId());
+        }
+        Map<String, TransactionDescription> described = cluster.describe(ids);
+        List<Pending> pending = new ArrayList<>();
+        Set<String> open = new HashSet<>(); // ids whose open transaction is the checkpoint's
+        for (KafkaCommittable c : held) {
+            TransactionDescription d = described.get(c.transactionalId());
+            boolean committed =
+                    cluster.committedCheckpoint(prefix, c.subtask()) >= c.checkpointId();
+            pending.add(new Pending(c, d == null ? "unknown" : d.state().toString(), committed));
+            if (!committed) {
+                open.add(c.transactionalId());
+            }
+        }
+        List<String> lingering = new ArrayList<>();
+        for (TransactionListing listing : cluster.open(prefix)) {
+            if (!open.contains(listing.transactionalId())) {
+                lingering.add(listing.transactionalId());
+            }
+        }
+        return new Listing(view.map(CheckpointView::path).orElse(null), pending, lingering);
+    }
+
+    /**
+     * Commits the checkpoint's pre-committed transactions that are not committed yet, then aborts
+     * the other open transactions of the sink, as a restart of the job would; returns a line per
+     * transaction.
+     */
+    public static List<String> commit(
+            Path checkpoints, String sink, String prefix, KafkaTransactions cluster) {
+        Listing listing = list(checkpoints, sink, prefix, cluster);
+        List<String> lines = new ArrayList<>();
+        for (Pending p : listing.pending()) {
+            if (p.committed()) {
+                lines.add("already committed " + describe(p.committable()));
+                continue;
+            }
+            KafkaTransactions.Outcome outcome = cluster.commit(p.committable(), prefix);
+            lines.add(
+                    switch (outcome) {
+                        case COMMITTED -> "committed " + describe(p.committable());
+                        case ALREADY_COMMITTED -> "already committed " + describe(p.committable());
+                        case LOST ->
+                                "LOST (aborted before it could be committed) "
+                                        + describe(p.committable());
+                    });
+        }
+        for (String id : listing.lingering()) {
+            cluster.abort(id);
+            lines.add("aborted " + id + " (not in the checkpoint)");
+        }
+        return lines;
+    }
+
+    /**
+     * Aborts every open transaction of the sink, the checkpoint's pre-committed ones included
+     * (their records never appear); returns a line per transaction.
+     */
+    public static List<String> abort(
+            Path checkpoints, String sink, String prefix, KafkaTransactions cluster) {
+        Listing listing = list(checkpoints, sink, prefix, cluster);
+        List<String> lines = new ArrayList<>();
+        for (Pending p : listing.pending()) {
+            if (p.committed()) {
+                lines.add("already committed, left alone: " + describe(p.committable()));
+            } else {
+                cluster.abort(p.committable().transactionalId());
+                lines.add("aborted " + describe(p.committable()));
+            }
+        }
+        for (String id : listing.lingering()) {
+            cluster.abort(id);
+            lines.add("aborted " + id + " (not in the checkpoint)");
+        }
+        return lines;
+    }
+
+    /** One committable as a line. */
+    public static String describe(KafkaCommittable c) {
+        return c.transactionalId()
+                + " (subtask "
+                + c.subtask()
+                + ", checkpoint "
+                + c.checkpointId()
+                + ", producer id "
+                + c.producerId()
+                + " epoch "
+                + c.epoch()
+                + ", topic "
+                + c.topic()
+                + ", started "
+                + c.ageMillis(System.currentTimeMillis()) / 1000
+                + " s ago, timeout "
+                + c.timeoutMillis() / 1000
+                + " s)";
+    }
+}
