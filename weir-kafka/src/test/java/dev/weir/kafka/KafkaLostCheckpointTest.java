@@ -98,7 +98,9 @@ class KafkaLostCheckpointTest {
         assertThat(newestProgress(topic)).as("the lost checkpoint's commits ran").isEqualTo(lostId);
         byte[] manifest = Files.readAllBytes(lost.resolve("_manifest"));
         Files.delete(lost.resolve("_manifest"));
-        // The lost checkpoint's transactions that did not commit yet stay open: do not wait.
+        // The lost checkpoint's transactions that did not commit yet stay open: wait only for the
+        // markers of commits that already ran.
+        TestKafka.awaitNoMarkersInFlight(topic);
         int committedBefore = TestKafka.readCommittedNow(topic).size();
 
         assertThatThrownBy(

@@ -74,6 +74,7 @@ class SinkTransactionsTest {
                                 assertThat(p.committed()).isFalse();
                                 assertThat(p.state()).isEqualTo("Ongoing");
                             });
+            TestKafka.awaitNoMarkersInFlight(topic);
             int before = TestKafka.readCommittedNow(topic).size();
 
             List<String> lines = SinkTransactions.commit(dir.resolve("chk"), "out", topic, cluster);
@@ -95,6 +96,8 @@ class SinkTransactionsTest {
     void abortingByHandEndsEveryOpenTransactionOfTheSink() throws Exception {
         String topic = TestKafka.newTopic("hand-abort", 2);
         failBeforeACommit(topic);
+        // A commit that ran before the failure may still be writing its markers.
+        TestKafka.awaitNoMarkersInFlight(topic);
         int before = TestKafka.readCommittedNow(topic).size();
         try (KafkaTransactions cluster =
                 KafkaTransactions.connect(TestKafka.bootstrap(), Map.of())) {

@@ -163,6 +163,41 @@ final class TestKafka {
     }
 
     /**
+     * Waits until no transaction of {@code prefix} is between its commit or abort and the markers
+     * that make it visible ({@code PrepareCommit} or {@code PrepareAbort}), at most 15 s: what a
+     * {@code read_committed} consumer sees then changes only when a transaction ends.
+     */
+    static void awaitNoMarkersInFlight(String prefix) throws Exception {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        try (Admin admin = Admin.create(props)) {
+            while (true) {
+                boolean inFlight =
+                        admin
+                                .listTransactions(
+                                        new org.apache.kafka.clients.admin.ListTransactionsOptions()
+                                                .filterStates(
+                                                        List.of(
+                                                                org.apache.kafka.clients.admin
+                                                                        .TransactionState
+                                                                        .PREPARE_COMMIT,
+                                                                org.apache.kafka.clients.admin
+                                                                        .TransactionState
+                                                                        .PREPARE_ABORT)))
+                                .all()
+                                .get()
+                                .stream()
+                                .anyMatch(t -> t.transactionalId().startsWith(prefix));
+                if (!inFlight || System.nanoTime() > deadline) {
+                    return;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000);
+            }
+        }
+    }
+
+    /**
      * Waits until every partition's last stable offset reached its end (no open transaction and no
      * commit marker in flight), at most {@code timeout}; returns whether it did.
      */
