@@ -132,6 +132,28 @@ public abstract class KeyedStateBackendConformance {
     }
 
     @Test
+    void theCurrentKeyIsTheLastOneSetWhetherKnownNewOrNeverWritten() {
+        Handles h = new Handles(backend(0, 1, null));
+        h.backend.setCurrentKey("a");
+        assertThat(h.backend.currentKey()).isEqualTo("a");
+        h.value.update(1L);
+        h.backend.setCurrentKey("b"); // new, never written
+        assertThat(h.backend.currentKey()).isEqualTo("b");
+        h.backend.setCurrentKey("a"); // known
+        assertThat(h.backend.currentKey()).isEqualTo("a");
+        h.backend.setCurrentKey("c"); // new again: a write must go to c, not to an older key
+        assertThat(h.backend.currentKey()).isEqualTo("c");
+        h.value.update(3L);
+        h.backend.setCurrentKey(new String("a")); // an equal key object, not the same one
+        assertThat(h.value.value()).isEqualTo(1L);
+        h.backend.setCurrentKey("c");
+        assertThat(h.value.value()).isEqualTo(3L);
+        h.backend.setCurrentKey("b");
+        assertThat(h.value.value()).isNull();
+        assertThat(h.backend.keyCount()).isEqualTo(2);
+    }
+
+    @Test
     void aSnapshotIsNotChangedByLaterWrites() throws Exception {
         Handles h = new Handles(backend(0, 1, null));
         for (long k = 0; k < 100; k++) {

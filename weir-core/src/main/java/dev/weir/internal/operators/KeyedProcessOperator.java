@@ -133,8 +133,9 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     @Override
     public void processElement(Object record, Object key) {
         try {
+            // The context reads the key from the backend: no per-record reference store into a
+            // long-lived object (docs/design/009-hot-path.md).
             state.setCurrentKey(key);
-            context.key = key;
             function.process(record, context, output);
         } catch (UserCodeException e) {
             throw e;
@@ -163,7 +164,6 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         while ((due = timers.pollDue(upTo)) != null) {
             state.setCurrentKey(due.key);
             removeStored(stored, due.time);
-            context.key = due.key;
             context.domain = domain;
             time.timestamp = domain == TimeDomain.EVENT_TIME ? due.time : RecordTime.NONE;
             try {
@@ -197,11 +197,7 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
                     @Override
                     public void forEachKey(KeyedProcessFunction.KeyAction<Object> action)
                             throws Exception {
-                        state.forEachKey(
-                                key -> {
-                                    context.key = key;
-                                    action.accept(key);
-                                });
+                        state.forEachKey(action::accept);
                     }
 
                     @Override
@@ -264,12 +260,11 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     /** The context handed to every call; one instance, updated before each. */
     private final class ContextImpl
             implements KeyedProcessFunction.OnTimerContext<Object, Object>, TimerService {
-        Object key;
         TimeDomain domain;
 
         @Override
         public Object key() {
-            return key;
+            return state.currentKey();
         }
 
         @Override
@@ -346,6 +341,7 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         }
 
         private Object keyForTimer() {
+            Object key = state.currentKey();
             if (key == null) {
                 throw new IllegalStateException(
                         "process '"

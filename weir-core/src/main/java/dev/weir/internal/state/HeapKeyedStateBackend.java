@@ -305,7 +305,6 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     public void forEachKey(KeyVisitor visitor) throws Exception {
         int count = size;
         for (int i = 0; i < count; i++) {
-            currentKey = keys[i];
             current = i;
             visitor.visit(keys[i]);
         }
@@ -314,17 +313,24 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     /** The key the state is scoped to now, or null. */
     @Override
     public Object currentKey() {
-        return currentKey;
+        int index = current;
+        return index >= 0 ? keys[index] : currentKey;
     }
 
     /** Scopes every state handle to {@code key} until the next call. */
     @Override
     public void setCurrentKey(Object key) {
-        if (key == currentKey && current >= 0) {
+        int index = current;
+        if (index >= 0 && keys[index] == key) {
             return; // the same key object as the last record's (runs of one key are common)
         }
-        currentKey = key;
-        current = find(key);
+        index = find(key);
+        current = index;
+        if (index < 0) {
+            // Only a new key is held here: a reference store into this long-lived object on
+            // every record costs a card-marking fence under G1 (docs/design/009-hot-path.md).
+            currentKey = key;
+        }
     }
 
     private int currentForWrite() {
