@@ -26,6 +26,8 @@ import picocli.CommandLine.Option;
         name = "compare",
         description = "Weir and Apache Flink side by side on the same jobs, as ratios.")
 public final class CompareBench implements Callable<Integer> {
+    static final String TUNED = "-Xms3g -Xmx3g -XX:+AlwaysPreTouch -XX:+UseParallelGC";
+
     @Option(names = "--n", description = "Records per throughput run (default ${DEFAULT-VALUE}).")
     long n = 50_000_000;
 
@@ -40,8 +42,24 @@ public final class CompareBench implements Callable<Integer> {
      * kernel's zeroing of each heap page on first touch is charged to whichever engine allocates
      * fastest in its first second, and a 1-second run measures page faults more than the engine.
      */
-    @Option(names = "--jvm", description = "Flags of every run's JVM (default '${DEFAULT-VALUE}').")
-    String jvmFlags = "-Xms3g -Xmx3g -XX:+AlwaysPreTouch -XX:+UseParallelGC";
+    @Option(
+            names = "--jvm",
+            description =
+                    "Flags of every run's JVM, instead of the profiles: for anything else (the rows"
+                            + " then run once, under these flags).")
+    String jvmFlags;
+
+    /** The JVM profiles, by name: both engines always run on the same flags. */
+    static final Map<String, String> PROFILES = Map.of("default", "-Xmx3g", "tuned", TUNED);
+
+    @Option(
+            names = "--profiles",
+            split = ",",
+            description =
+                    "JVM profiles to run every row under (default ${DEFAULT-VALUE}): default = only"
+                            + " -Xmx3g (G1, a growing heap: what a user gets), tuned = "
+                            + TUNED)
+    List<String> profiles = new ArrayList<>(List.of("default", "tuned"));
 
     @Option(
             names = "--recovery-keys",
@@ -125,6 +143,19 @@ public final class CompareBench implements Callable<Integer> {
         // KafkaCompare with a broker of its own (a child process all three engines meet).
         rows.add(new Row("kafka-keyed-sum", "eo", kafkaK, List.of(), "records_per_s"));
         rows.add(new Row("kafka-latency", "eo", kafkaK, List.of(), "latency_ms"));
+        // The second shape, so that nothing is tuned to one job: map, filter, keyBy, running sum,
+        // keyBy, reduce, into the discarding sink and into each engine's exactly-once file sink.
+        for (String sink : List.of("discard", "file")) {
+            rows.add(
+                    new Row(
+                            sink.equals("file") ? "multi-stage-to-file" : "multi-stage",
+                            "eo",
+                            100_000,
+                            List.of(
+                                    "--n", "" + n, "--k", "100000", "--p", "" + p, "--mode", "eo",
+                                    "--sink", sink, "--shape", "multi"),
+                            "records_per_s"));
+        }
         return rows;
     }
 
@@ -133,15 +164,45 @@ public final class CompareBench implements Callable<Integer> {
         List<Row> rows = rows();
         List<String> summary = new ArrayList<>();
         StringBuilder table = new StringBuilder();
-        table.append("| # | job | mode | K | Weir | Flink | Weir/Flink |\n");
-        table.append("|---|---|---|---|---|---|---|\n");
+        table.append("| # | JVM | job | mode | K | Weir | Flink | Weir/Flink |\n");
+        table.append("|---|---|---|---|---|---|---|---|\n");
+        Map<String, String> chosen = new java.util.LinkedHashMap<>();
+        if (jvmFlags != null) {
+            chosen.put("custom", jvmFlags);
+        } else {
+            for (String profile : profiles) {
+                String flags = PROFILES.get(profile);
+                if (flags == null) {
+                    System.err.println(
+                            "unknown --profiles entry '" + profile + "'; use default or tuned");
+                    return 2;
+                }
+                chosen.put(profile, flags);
+            }
+        }
+        for (Map.Entry<String, String> profile : chosen.entrySet()) {
+            flags = profile.getValue();
+            name = profile.getKey();
+            runRows(rows, table, summary);
+        }
+        printTables(chosen, table, summary);
+        return 0;
+    }
+
+    private String flags;
+    private String name;
+
+    private void runRows(List<Row> rows, StringBuilder table, List<String> summary)
+            throws Exception {
         for (int i = 0; i < rows.size(); i++) {
             if (!only.isEmpty() && !only.contains(i + 1)) {
                 continue;
             }
             Row row = rows.get(i);
             if (row.job().startsWith("kafka")) {
-                kafka().run(i + 1, row, table, summary);
+                KafkaCompare kafka = kafka();
+                kafka.profile(name, flags);
+                kafka.run(i + 1, row, table, summary);
                 continue;
             }
             double[] weir = new double[runs];
@@ -163,8 +224,9 @@ public final class CompareBench implements Callable<Integer> {
             table.append(
                     String.format(
                             Locale.ROOT,
-                            "| %d | %s | %s | %d | %s%s | %s%s | %.2f |%n",
+                            "| %d | %s | %s | %s | %d | %s%s | %s%s | %.2f |%n",
                             i + 1,
+                            name,
                             row.job(),
                             row.mode(),
                             row.keys(),
@@ -176,23 +238,28 @@ public final class CompareBench implements Callable<Integer> {
             summary.add(
                     String.format(
                             Locale.ROOT,
-                            "compare job=%s mode=%s K=%d weir=%.0f flink=%.0f ratio=%.2f%s",
+                            "compare job=%s mode=%s K=%d weir=%.0f flink=%.0f ratio=%.2f%s jvm=%s",
                             row.job(),
                             row.mode(),
                             row.keys(),
                             w,
                             f,
                             w / f,
-                            time ? " unit=ms" : ""));
+                            time ? " unit=ms" : "",
+                            name));
             System.out.println(summary.get(summary.size() - 1));
         }
+    }
+
+    private void printTables(Map<String, String> chosen, StringBuilder table, List<String> summary)
+            throws Exception {
         System.out.printf(
                 Locale.ROOT,
                 "%nMedians of %d runs per engine, each in a fresh JVM (%s), P=%d, N=%d;"
                         + " throughput in records/s (Weir/Flink > 1: Weir faster), recovery in ms"
                         + " (Weir/Flink < 1: Weir faster).%n%n",
                 runs,
-                jvmFlags,
+                chosen,
                 p,
                 n);
         System.out.print(table);
@@ -201,7 +268,6 @@ public final class CompareBench implements Callable<Integer> {
         if (kafka != null) {
             kafka.close();
         }
-        return 0;
     }
 
     private KafkaCompare kafka;
@@ -210,7 +276,7 @@ public final class CompareBench implements Callable<Integer> {
         if (kafka == null) {
             kafka =
                     new KafkaCompare(
-                            runs, jvmFlags, p, kafkaN, kafkaK, kafkaRate, kafkaLatencySeconds);
+                            runs, flags, p, kafkaN, kafkaK, kafkaRate, kafkaLatencySeconds);
         }
         return kafka;
     }
@@ -226,7 +292,7 @@ public final class CompareBench implements Callable<Integer> {
         List<String> args = new ArrayList<>();
         args.add(command);
         args.addAll(row.args());
-        return Double.parseDouble(runFresh(jvmFlags, args).get(row.metric()));
+        return Double.parseDouble(runFresh(flags, args).get(row.metric()));
     }
 
     /**

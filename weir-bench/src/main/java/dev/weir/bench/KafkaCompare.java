@@ -29,7 +29,16 @@ final class KafkaCompare implements AutoCloseable {
     static final int PARTITIONS = 4;
 
     private final int runs;
-    private final String jvmFlags;
+    private String jvmFlags;
+
+    /** The JVM profile the next rows run under, and its name in the table and summary. */
+    private String profile = "custom";
+
+    void profile(String name, String flags) {
+        profile = name;
+        jvmFlags = flags;
+    }
+
     private final int p;
     private final long n;
     private final long k;
@@ -133,10 +142,11 @@ final class KafkaCompare implements AutoCloseable {
         table.append(
                 String.format(
                         Locale.ROOT,
-                        "| %d | kafka-keyed-sum, N=%d, Kafka→Kafka | eo | %d | %,.0f rec/s | %,.0f"
-                                + " rec/s | %.2f | (Kafka Streams %,.0f rec/s, Weir/KStreams %.2f)"
-                                + " |%n",
+                        "| %d | %s | kafka-keyed-sum, N=%d, Kafka→Kafka | eo | %d | %,.0f rec/s |"
+                                + " %,.0f rec/s | %.2f | (Kafka Streams %,.0f rec/s, Weir/KStreams"
+                                + " %.2f) |%n",
                         number,
+                        profile,
                         n,
                         k,
                         weir,
@@ -148,13 +158,14 @@ final class KafkaCompare implements AutoCloseable {
                 String.format(
                         Locale.ROOT,
                         "compare job=kafka-keyed-sum mode=eo K=%d weir=%.0f flink=%.0f kstreams=%.0f"
-                                + " ratio=%.2f kstreams_ratio=%.2f",
+                                + " ratio=%.2f kstreams_ratio=%.2f jvm=%s",
                         k,
                         weir,
                         flink,
                         kstreams,
                         weir / flink,
-                        weir / kstreams));
+                        weir / kstreams,
+                        profile));
         System.out.println(summary.get(summary.size() - 1));
     }
 
@@ -197,12 +208,14 @@ final class KafkaCompare implements AutoCloseable {
             cells.append(
                     String.format(Locale.ROOT, "%s %.0f / %.0f ms; ", ENGINES.get(e), m50, m99));
         }
-        line.append(" unit=ms");
+        line.append(" unit=ms jvm=").append(profile);
         table.append(
                 String.format(
                         Locale.ROOT,
-                        "| %d | kafka end-to-end latency p50 / p99, %d rec/s | eo | %d | %s |  |  |%n",
+                        "| %d | %s | kafka end-to-end latency p50 / p99, %d rec/s | eo | %d | %s |  |"
+                                + "  |%n",
                         number,
+                        profile,
                         rate,
                         k,
                         cells.toString().strip()));

@@ -107,7 +107,9 @@ public final class KeyedSumBench implements Callable<Integer> {
                             });
         }
         CountingSink<Long> sink = Sinks.counting();
-        DataStream<Long> sums = runningSum(pipeline.source("numbers", source), keys, failRecord);
+        DataStream<Long> numbers = pipeline.source("numbers", source);
+        DataStream<Long> sums =
+                job.multi() ? multiStage(numbers, keys) : runningSum(numbers, keys, failRecord);
         if (job.sinkKind.equals("file")) {
             sums.sink("file", new TimedFileSink<Long>(dir.resolve("out")));
         } else if (job.sinkKind.equals("discard")) {
@@ -116,22 +118,27 @@ public final class KeyedSumBench implements Callable<Integer> {
             throw new IllegalArgumentException(
                     "unknown --sink " + job.sinkKind + "; use discard or file");
         }
+        RunResources resources = new RunResources();
         var handle = pipeline.start();
         JobResult result = handle.await();
+        String cost = resources.fields(job.n);
         List<CheckpointStats> checkpoints = handle.checkpointStats();
         if (failRecord == 0 && job.sinkKind.equals("file")) {
-            OutputCheck.expectLines(dir.resolve("out"), job.n);
+            OutputCheck.expectLines(dir.resolve("out"), job.expectedOutputs());
         }
         deleteRecursively(dir);
-        if (failRecord == 0 && job.sinkKind.equals("discard") && sink.count() != job.n) {
+        if (failRecord == 0
+                && job.sinkKind.equals("discard")
+                && sink.count() != job.expectedOutputs()) {
             throw new IllegalStateException(
-                    "expected " + job.n + " updates, sink saw " + sink.count());
+                    "expected " + job.expectedOutputs() + " updates, sink saw " + sink.count());
         }
         double seconds = result.duration().toNanos() / 1e9;
         StringBuilder line =
                 new StringBuilder(
                         job.resultLine(
                                 "weir", sourceKind.equals("log") ? "-from-log" : "", seconds));
+        line.append(cost);
         if (checkpointing != CheckpointingMode.NONE) {
             long[] durations =
                     checkpoints.stream()
@@ -191,6 +198,18 @@ public final class KeyedSumBench implements Callable<Integer> {
                                     recoveryNanos / 1e6));
         }
         System.out.println(line);
+    }
+
+    /**
+     * The multi-stage shape: map(n * 3), filter out multiples of 5, keyBy(n % keys) into a running
+     * sum in ValueState, keyBy(sum % keys) into a rolling reduce(+); the same job as {@link
+     * FlinkKeyedSumBench#multiStage}.
+     */
+    static DataStream<Long> multiStage(DataStream<Long> numbers, long keys) {
+        DataStream<Long> filtered = numbers.map(n -> n * 3).filter(n -> n % 5 != 0);
+        return runningSum(filtered, keys, 0)
+                .keyBy(sum -> sum % keys)
+                .reduce("reduce", (a, b) -> a + b, Codecs.LONG);
     }
 
     /**

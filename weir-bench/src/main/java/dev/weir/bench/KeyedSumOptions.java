@@ -46,6 +46,31 @@ final class KeyedSumOptions {
     @Option(names = "--runs", description = "Runs in this JVM (default ${DEFAULT-VALUE}).")
     int runs = 1;
 
+    @Option(
+            names = "--shape",
+            description =
+                    "sum: source -> keyBy(n % K) -> running sum in ValueState -> sink; multi:"
+                            + " source -> map(n * 3) -> filter(not a multiple of 5) -> keyBy(n % K)"
+                            + " -> running sum in ValueState -> keyBy(sum % K) -> reduce(+) -> sink"
+                            + " (default ${DEFAULT-VALUE}).")
+    String shape = "sum";
+
+    /** True for the multi-stage shape; refuses an unknown one. */
+    boolean multi() {
+        return switch (shape) {
+            case "sum" -> false;
+            case "multi" -> true;
+            default ->
+                    throw new IllegalArgumentException(
+                            "unknown --shape '" + shape + "'; use sum or multi");
+        };
+    }
+
+    /** Records the sink receives: every input, or the multi shape's filter's survivors. */
+    long expectedOutputs() {
+        return multi() ? n - n / 5 : n;
+    }
+
     /**
      * The start of a run's result line, which {@code compare} parses: {@code engine=<engine>
      * job=keyed-sum<source>[-to-file] mode=… N=… K=… P=… seconds=… records_per_s=…}.
@@ -53,8 +78,9 @@ final class KeyedSumOptions {
     String resultLine(String engine, String sourceSuffix, double seconds) {
         return String.format(
                 Locale.ROOT,
-                "engine=%s job=keyed-sum%s%s mode=%s N=%d K=%d P=%d seconds=%.3f records_per_s=%.0f",
+                "engine=%s job=%s%s%s mode=%s N=%d K=%d P=%d seconds=%.3f records_per_s=%.0f",
                 engine,
+                multi() ? "multi-stage" : "keyed-sum",
                 sourceSuffix,
                 sinkKind.equals("file") ? "-to-file" : "",
                 mode,
