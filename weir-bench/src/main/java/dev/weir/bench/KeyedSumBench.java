@@ -44,6 +44,13 @@ public final class KeyedSumBench implements Callable<Integer> {
                             + " topic with P partitions, untimed, then read by the job).")
     String sourceKind = "generator";
 
+    @Option(
+            names = "--timestamps",
+            description =
+                    "Give each record an event timestamp (its value) and watermarks (monotonous)"
+                            + " before the keyBy: what carrying record time costs.")
+    boolean timestamps;
+
     @Override
     public Integer call() throws Exception {
         CheckpointingMode checkpointing =
@@ -108,6 +115,12 @@ public final class KeyedSumBench implements Callable<Integer> {
         }
         CountingSink<Long> sink = Sinks.counting();
         DataStream<Long> numbers = pipeline.source("numbers", source);
+        if (timestamps) {
+            numbers =
+                    numbers.assignTimestampsAndWatermarks(
+                            dev.weir.api.time.WatermarkStrategy.<Long>forMonotonousTimestamps()
+                                    .withTimestampAssigner((n, previous) -> n));
+        }
         DataStream<Long> sums =
                 job.multi() ? multiStage(numbers, keys) : runningSum(numbers, keys, failRecord);
         if (job.sinkKind.equals("file")) {
@@ -139,6 +152,9 @@ public final class KeyedSumBench implements Callable<Integer> {
                         job.resultLine(
                                 "weir", sourceKind.equals("log") ? "-from-log" : "", seconds));
         line.append(cost);
+        if (timestamps) {
+            line.append(" timestamps=on");
+        }
         if (checkpointing != CheckpointingMode.NONE) {
             long[] durations =
                     checkpoints.stream()
