@@ -69,7 +69,7 @@ public final class Task {
     private final Output sourceOutput;
     private final List<StreamOperator> operators;
     private final List<OperatorContext> contexts;
-    private final List<RecordWriter> writers;
+    private final RecordWriter[] writers; // an array: a pass over it allocates no iterator
     private final CheckpointCoordinator coordinator;
     private final CheckpointingMode mode;
     private final TaskRestore restore;
@@ -134,7 +134,7 @@ public final class Task {
                         : null;
         this.operators = List.copyOf(parts.operators());
         this.contexts = List.copyOf(parts.contexts());
-        this.writers = List.copyOf(parts.writers());
+        this.writers = parts.writers().toArray(new RecordWriter[0]);
         this.coordinator = parts.coordinator();
         this.mode = parts.mode();
         this.restore = parts.restore();
