@@ -74,7 +74,10 @@ class InspectCommandTest {
                 .contains(
                         "  LogSink transactions a restore would commit:\n"
                                 + "    checkpoint 1: transaction ");
-        assertThat(out).containsPattern("bytes in [1-9]\\d* files\n  file \\S+ [1-9]\\d*\n");
+        assertThat(out)
+                .containsPattern(
+                        "\ntriggered 20\\d\\d-\\S+Z, max parallelism 128, [1-9]\\d* bytes in"
+                                + " [1-9]\\d* files\n  file \\S+ [1-9]\\d*\n");
     }
 
     @Test
