@@ -43,10 +43,19 @@ import java.util.Objects;
 public final class CsvFormat<T> implements RecordFormat<T> {
     private static final long serialVersionUID = 1L;
 
+    /** The column names, in order. */
     private final List<String> columns;
+
+    /** Whether every file starts with a header row. */
     private final boolean header;
+
+    /** The field separator. */
     private final char separator;
+
+    /** The text written for null (empty: an empty, unquoted field). */
     private final String nullText;
+
+    /** Made on first use on the sink's thread (not serialized with the pipeline). */
     private transient ObjectWriter writer;
 
     private CsvFormat(List<String> columns, boolean header, char separator, String nullText) {
@@ -56,7 +65,14 @@ public final class CsvFormat<T> implements RecordFormat<T> {
         this.nullText = Objects.requireNonNull(nullText, "nullText");
     }
 
-    /** Rows of {@code type}'s components, comma separated, no header, null as an empty field. */
+    /**
+     * Rows of {@code type}'s components, comma separated, no header, null as an empty field.
+     *
+     * @param type the record class whose components are the columns
+     * @param <R> record type
+     * @return the format
+     * @throws IllegalArgumentException if the record has no components
+     */
     public static <R extends Record> CsvFormat<R> of(Class<R> type) {
         List<String> columns = new ArrayList<>();
         for (RecordComponent component : type.getRecordComponents()) {
@@ -68,12 +84,21 @@ public final class CsvFormat<T> implements RecordFormat<T> {
         return new CsvFormat<>(columns, false, ',', "");
     }
 
-    /** Writes the column names as the first row of every file. */
+    /**
+     * Writes the column names as the first row of every file.
+     *
+     * @return a copy of this format with a header
+     */
     public CsvFormat<T> withHeader() {
         return new CsvFormat<>(columns, true, separator, nullText);
     }
 
-    /** Separates fields with {@code separator} (such as {@code ';'} or {@code '\t'}). */
+    /**
+     * Separates fields with {@code separator} (such as {@code ';'} or {@code '\t'}).
+     *
+     * @param separator any character but a double quote or a line break
+     * @return a copy of this format with that separator
+     */
     public CsvFormat<T> withSeparator(char separator) {
         if (separator == '"' || separator == '\r' || separator == '\n') {
             throw new IllegalArgumentException("the separator cannot be a quote or line break");
@@ -81,17 +106,30 @@ public final class CsvFormat<T> implements RecordFormat<T> {
         return new CsvFormat<>(columns, header, separator, nullText);
     }
 
-    /** Writes null as {@code text} (default: an empty, unquoted field). */
+    /**
+     * Writes null as {@code text} (default: an empty, unquoted field).
+     *
+     * @param text what a null component becomes, such as {@code \N}
+     * @return a copy of this format writing null so
+     */
     public CsvFormat<T> withNullAs(String text) {
         return new CsvFormat<>(columns, header, separator, text);
     }
 
-    /** The columns, in order. */
+    /**
+     * The columns, in order.
+     *
+     * @return the record's component names
+     */
     public List<String> columns() {
         return columns;
     }
 
-    /** The schema this format writes: columns, separator, null text, header if asked for. */
+    /**
+     * The schema this format writes: columns, separator, null text, header if asked for.
+     *
+     * @return a Jackson CSV schema, for reading the files with {@link #mapper()}
+     */
     public CsvSchema schema() {
         CsvSchema.Builder builder = CsvSchema.builder();
         columns.forEach(builder::addColumn);
@@ -107,6 +145,8 @@ public final class CsvFormat<T> implements RecordFormat<T> {
     /**
      * The mapper this format writes with; reading with it and {@link #schema()} gives back what was
      * written (an unquoted empty field as null, a quoted one as the empty string).
+     *
+     * @return a new mapper
      */
     public static CsvMapper mapper() {
         return CsvMapper.builder()

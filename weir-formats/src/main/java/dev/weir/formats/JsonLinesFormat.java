@@ -29,16 +29,26 @@ import dev.weir.api.sink.RecordFormat;
 public final class JsonLinesFormat<T> implements RecordFormat<T> {
     private static final long serialVersionUID = 1L;
 
+    /** Made on first use on the sink's thread (not serialized with the pipeline). */
     private transient ObjectWriter writer;
 
     private JsonLinesFormat() {}
 
-    /** The JSON lines format. */
+    /**
+     * The JSON lines format.
+     *
+     * @param <T> record type
+     * @return the format
+     */
     public static <T> JsonLinesFormat<T> create() {
         return new JsonLinesFormat<>();
     }
 
-    /** The mapper this format writes with, configured as its Javadoc says; for readers too. */
+    /**
+     * The mapper this format writes with, configured as its Javadoc says; for readers too.
+     *
+     * @return a new mapper
+     */
     public static JsonMapper mapper() {
         return JsonMapper.builder()
                 .enable(JsonWriteFeature.WRITE_NAN_AS_STRINGS)

@@ -15,11 +15,17 @@ import java.io.Serializable;
  * @param <T> record type
  */
 public interface RecordFormat<T> extends Serializable {
-    /** The finished files' name suffix, such as {@code .csv}. */
+    /**
+     * The finished files' name suffix.
+     *
+     * @return such as {@code .csv}
+     */
     String suffix();
 
     /**
-     * The text every file starts with (such as a CSV header), without its line end; null for none.
+     * The text every file starts with, such as a CSV header.
+     *
+     * @return that text without its line end, or null for none
      */
     default String header() {
         return null;
@@ -29,6 +35,8 @@ public interface RecordFormat<T> extends Serializable {
      * The record's text without the final line end. It may hold line breaks only where the format
      * quotes them (a CSV field); a reader must then split records with that format's parser.
      *
+     * @param record the record to write
+     * @return its text
      * @throws IllegalArgumentException if the format cannot write this record (the message names
      *     the type or value), which fails the job
      */
