@@ -12,7 +12,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code weir kafka}: Kafka connector tools. */
 @Command(
@@ -20,18 +23,19 @@ import picocli.CommandLine.Option;
         description = "Tools for Weir's Kafka connector.",
         subcommands = {KafkaCommand.Transactions.class})
 public final class KafkaCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
     PrintStream out = System.out;
 
     @Override
     public Integer call() {
-        new picocli.CommandLine(this).usage(out);
+        spec.commandLine().usage(out);
         return 0;
     }
 
     /** {@code weir kafka transactions}: a stopped job's open Kafka transactions. */
     @Command(
             name = "transactions",
-            mixinStandardHelpOptions = true,
             description = {
                 "Lists the Kafka transactions of an exactly-once KafkaSink of a job that will not"
                         + " be started again: the pre-committed ones its newest complete"
@@ -89,27 +93,27 @@ public final class KafkaCommand implements Callable<Integer> {
             boolean abort;
         }
 
+        @Spec CommandSpec spec;
+
         PrintStream out = System.out;
-        PrintStream err = System.err;
 
         @Override
         public Integer call() {
             if (prefix == null && job == null) {
-                err.println(
-                        "weir kafka transactions: give --job (or --prefix if the sink set one)");
-                return 2;
+                throw new ParameterException(
+                        spec.commandLine(), "give --job (or --prefix if the sink set one)");
             }
             if (!Files.isDirectory(checkpoints)) {
-                err.println("weir kafka transactions: no checkpoint directory " + checkpoints);
-                return 2;
+                throw new ParameterException(
+                        spec.commandLine(), "no checkpoint directory " + checkpoints);
             }
             String sinkPrefix = prefix != null ? prefix : KafkaSink.defaultPrefix(job, sink);
             Map<String, String> props = new HashMap<>();
             for (String property : properties) {
                 int eq = property.indexOf('=');
                 if (eq <= 0) {
-                    err.println("weir kafka transactions: --property takes key=value: " + property);
-                    return 2;
+                    throw new ParameterException(
+                            spec.commandLine(), "--property takes key=value: " + property);
                 }
                 props.put(property.substring(0, eq), property.substring(eq + 1));
             }

@@ -1,25 +1,28 @@
 package dev.weir.cli;
 
 import dev.weir.api.log.DurableLog;
-import dev.weir.api.log.LogCorruptedException;
 import dev.weir.api.log.LogEntry;
 import dev.weir.api.log.LogOptions;
 import dev.weir.api.log.LogRecord;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /** {@code weir log}: the embedded durable log from the command line. */
 @Command(
@@ -29,24 +32,27 @@ import picocli.CommandLine.ParentCommand;
             LogCommand.Create.class,
             LogCommand.Append.class,
             LogCommand.Tail.class,
-            LogCommand.Offsets.class
+            LogCommand.Offsets.class,
+            LogCommand.Topics.class
         })
 public final class LogCommand implements Callable<Integer> {
     @Option(names = "--dir", description = "Log directory (default ${DEFAULT-VALUE}).")
     Path dir = Path.of("weir-data", "log");
 
+    @Spec CommandSpec spec;
+
     PrintStream out = System.out;
-    PrintStream err = System.err;
 
     @Override
     public Integer call() {
-        new picocli.CommandLine(this).usage(out);
+        spec.commandLine().usage(out);
         return 0;
     }
 
     /**
      * Opens the log for writing: takes the directory's lock, so a second writing process is refused
-     * with the holder's PID.
+     * with the holder's PID. A refusal or failure of the log (bad topic name, missing topic,
+     * damaged file) propagates to {@link WeirCli}, which prints it as one line with status 1.
      */
     DurableLog open() {
         return DurableLog.open(dir, LogOptions.defaults());
@@ -60,19 +66,6 @@ public final class LogCommand implements Callable<Integer> {
         return DurableLog.openReadOnly(dir, LogOptions.defaults());
     }
 
-    /** Runs {@code command}; a refusal or failure is one line on standard error and status 1. */
-    int run(Callable<Integer> command) throws Exception {
-        try {
-            return command.call();
-        } catch (IllegalArgumentException
-                | IllegalStateException
-                | UncheckedIOException
-                | LogCorruptedException e) {
-            err.println("weir log: " + e.getMessage());
-            return 1;
-        }
-    }
-
     /** {@code weir log create TOPIC --partitions N}. */
     @Command(name = "create", description = "Creates a topic (does nothing if it exists alike).")
     static final class Create implements Callable<Integer> {
@@ -81,25 +74,20 @@ public final class LogCommand implements Callable<Integer> {
         @Parameters(index = "0", description = "Topic name.")
         String topic;
 
-        @Option(names = "--partitions", description = "Partitions (default ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--partitions",
+                converter = Numbers.PositiveInt.class,
+                description = "Partitions (default ${DEFAULT-VALUE}).")
         int partitions = 1;
 
         @Override
         public Integer call() throws Exception {
-            return parent.run(
-                    () -> {
-                        try (DurableLog log = parent.open()) {
-                            log.createTopic(topic, partitions);
-                        }
-                        parent.out.println(
-                                "topic "
-                                        + topic
-                                        + " has "
-                                        + partitions
-                                        + " partition(s) in "
-                                        + parent.dir);
-                        return 0;
-                    });
+            try (DurableLog log = parent.open()) {
+                log.createTopic(topic, partitions);
+            }
+            parent.out.println(
+                    "topic " + topic + " has " + partitions + " partition(s) in " + parent.dir);
+            return 0;
         }
     }
 
@@ -111,17 +99,21 @@ public final class LogCommand implements Callable<Integer> {
         @Parameters(index = "0", description = "Topic name.")
         String topic;
 
-        @Option(names = "--partition", description = "Partition (default ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--partition",
+                converter = Numbers.NonNegativeInt.class,
+                description = "Partition (default ${DEFAULT-VALUE}).")
         int partition;
 
         @Option(
                 names = "--batch",
+                converter = Numbers.PositiveInt.class,
                 description = "Records per fsynced batch (default ${DEFAULT-VALUE}).")
         int batch = 1000;
 
         @Override
         public Integer call() throws Exception {
-            return parent.run(this::append);
+            return append();
         }
 
         private int append() throws Exception {
@@ -175,17 +167,45 @@ public final class LogCommand implements Callable<Integer> {
     static final class Tail implements Callable<Integer> {
         @ParentCommand LogCommand parent;
 
+        @Spec CommandSpec spec;
+
         @Parameters(index = "0", description = "Topic name.")
         String topic;
 
-        @Option(names = "--partition", description = "Partition (default ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--partition",
+                converter = Numbers.NonNegativeInt.class,
+                description = "Partition (default ${DEFAULT-VALUE}).")
         int partition;
 
-        @Option(names = "--from", description = "First offset (default: the last 10 offsets).")
+        @Option(
+                names = "--from",
+                converter = Numbers.NonNegativeLong.class,
+                description = "First offset (default: the last 10 offsets).")
         Long from;
 
-        @Option(names = "--max", description = "Most records to print (default ${DEFAULT-VALUE}).")
-        int max = 10_000;
+        @Option(
+                names = "--max",
+                converter = Numbers.PositiveLong.class,
+                description =
+                        "Most records to print (default: 10000; with --follow, no limit: it ends"
+                                + " after that many).")
+        Long max;
+
+        @Option(
+                names = {"-f", "--follow"},
+                description =
+                        "Keep printing records as they are committed, until --max records are"
+                                + " printed or the command is interrupted (Ctrl-C).")
+        boolean follow;
+
+        @Option(
+                names = "--poll-ms",
+                converter = Numbers.PositiveLong.class,
+                description =
+                        "With --follow: milliseconds between looks for new records (default"
+                                + " ${DEFAULT-VALUE}).")
+        long pollMs = 200;
 
         @Option(
                 names = "--show-markers",
@@ -196,30 +216,58 @@ public final class LogCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            return parent.run(this::tail);
+            return tail();
         }
 
-        private int tail() {
+        private int tail() throws InterruptedException {
+            if (follow && showMarkers) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--follow prints committed records only; leave out --show-markers");
+            }
             try (DurableLog log = parent.openReadOnly()) {
                 long end = log.endOffset(topic, partition);
                 long start =
                         from != null ? from : Math.max(log.startOffset(topic, partition), end - 10);
-                List<LogRecord> committed = log.read(topic, partition, start, max);
-                if (!showMarkers) {
-                    for (LogRecord record : committed) {
-                        parent.out.println(record.offset() + "\t" + text(record.payload()));
-                    }
+                if (showMarkers) {
+                    printWithMarkers(log, start, (int) Math.min(limit(), Integer.MAX_VALUE));
                     return 0;
                 }
-                Set<Long> visible = new HashSet<>();
-                for (LogRecord record : committed) {
-                    visible.add(record.offset());
-                }
-                for (LogEntry entry : log.readUncommitted(topic, partition, start, max)) {
-                    parent.out.println(entry.offset() + "\t" + describe(entry, visible));
+                long printed = 0;
+                long next = start;
+                while (printed < limit()) {
+                    int chunk = (int) Math.min(limit() - printed, 4096);
+                    List<LogRecord> records = log.read(topic, partition, next, chunk);
+                    for (LogRecord record : records) {
+                        parent.out.println(record.offset() + "\t" + text(record.payload()));
+                        next = record.offset() + 1;
+                    }
+                    printed += records.size();
+                    if (records.isEmpty()) {
+                        if (!follow) {
+                            break;
+                        }
+                        parent.out.flush();
+                        Thread.sleep(
+                                pollMs); // polling the files: the writer may be another process
+                    }
                 }
             }
             return 0;
+        }
+
+        private long limit() {
+            return max != null ? max : follow ? Long.MAX_VALUE : 10_000;
+        }
+
+        private void printWithMarkers(DurableLog log, long start, int limit) {
+            Set<Long> visible = new HashSet<>();
+            for (LogRecord record : log.read(topic, partition, start, limit)) {
+                visible.add(record.offset());
+            }
+            for (LogEntry entry : log.readUncommitted(topic, partition, start, limit)) {
+                parent.out.println(entry.offset() + "\t" + describe(entry, visible));
+            }
         }
 
         private static String describe(LogEntry entry, Set<Long> committed) {
@@ -252,7 +300,7 @@ public final class LogCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            return parent.run(this::offsets);
+            return offsets();
         }
 
         private int offsets() {
@@ -266,6 +314,61 @@ public final class LogCommand implements Callable<Integer> {
                                     + log.startOffset(topic, p)
                                     + " end="
                                     + log.endOffset(topic, p));
+                }
+            }
+            return 0;
+        }
+    }
+
+    /** {@code weir log topics [DIR]}: every topic with its partitions and records. */
+    @Command(
+            name = "topics",
+            description =
+                    "Lists the topics of a log directory: partitions and offsets of each (reads"
+                            + " only; works beside a running writer).")
+    static final class Topics implements Callable<Integer> {
+        @ParentCommand LogCommand parent;
+
+        @Parameters(
+                index = "0",
+                arity = "0..1",
+                description = "Log directory (default: the --dir of weir log).")
+        Path directory;
+
+        @Override
+        public Integer call() throws Exception {
+            return topics();
+        }
+
+        private int topics() {
+            Path dir = directory != null ? directory : parent.dir;
+            if (!Files.isDirectory(dir)) {
+                throw new IllegalArgumentException("no log directory " + dir);
+            }
+            try (DurableLog log = DurableLog.openReadOnly(dir, LogOptions.defaults())) {
+                List<String> names = new ArrayList<>(log.topics());
+                Collections.sort(names);
+                for (String topic : names) {
+                    int partitions = log.partitions(topic);
+                    long stored = 0;
+                    StringBuilder ends = new StringBuilder();
+                    for (int p = 0; p < partitions; p++) {
+                        long start = log.startOffset(topic, p);
+                        long end = log.endOffset(topic, p);
+                        stored += end - start;
+                        ends.append(p == 0 ? "" : ",").append(start).append("..").append(end);
+                    }
+                    parent.out.println(
+                            topic
+                                    + " partitions="
+                                    + partitions
+                                    + " offsets="
+                                    + stored
+                                    + " ranges="
+                                    + ends);
+                }
+                if (names.isEmpty()) {
+                    parent.out.println("no topics in " + dir);
                 }
             }
             return 0;

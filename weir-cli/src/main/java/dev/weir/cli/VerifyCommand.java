@@ -11,7 +11,6 @@ import picocli.CommandLine.Option;
 /** {@code weir verify}: proves exactly-once of a source and sink pair under real crashes. */
 @Command(
         name = "verify",
-        mixinStandardHelpOptions = true,
         description = {
             "Runs a keyed count-and-sum job in child JVMs and kills it with SIGKILL while source"
                     + " splits run, after some ended, after a restore of ended ones, at every"
@@ -36,7 +35,10 @@ public final class VerifyCommand implements Callable<Integer> {
             description = "file, log, postgres or kafka (default ${DEFAULT-VALUE}).")
     String sink = "file";
 
-    @Option(names = "--kills", description = "SIGKILLs in all (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--kills",
+            converter = Numbers.NonNegativeInt.class,
+            description = "SIGKILLs in all (default ${DEFAULT-VALUE}).")
     int kills = 30;
 
     @Option(names = "--seed", description = "Reproduces a run (default ${DEFAULT-VALUE}).")
@@ -44,14 +46,19 @@ public final class VerifyCommand implements Callable<Integer> {
 
     @Option(
             names = "--records",
+            converter = Numbers.PositiveLong.class,
             description = "Input records per round (default ${DEFAULT-VALUE}).")
     long records = 50_000;
 
-    @Option(names = "--keys", description = "Distinct keys (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--keys",
+            converter = Numbers.PositiveInt.class,
+            description = "Distinct keys (default ${DEFAULT-VALUE}).")
     int keys = 100;
 
     @Option(
             names = "--rate",
+            converter = Numbers.PositiveLong.class,
             description =
                     "Input records per second, so kills land mid-run (default ${DEFAULT-VALUE}).")
     long rate = 40_000;

@@ -1,22 +1,48 @@
 package dev.weir.cli;
 
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.ScopeType;
 
-/** The {@code weir} command. */
+/**
+ * The {@code weir} command.
+ *
+ * <p>Conventions every subcommand follows (and {@code WeirCliTest} checks): {@code --help} and
+ * {@code --version} anywhere; a usage error (unknown option, missing or invalid argument, a number
+ * out of range) is one line on standard error and status 2; a failure while running is one line on
+ * standard error and status 1, with the stack trace only under {@code --verbose}.
+ */
 @Command(
         name = "weir",
         mixinStandardHelpOptions = true,
+        scope = ScopeType.INHERIT,
         version = "weir 0.1.0",
         description = "Weir: an embeddable stream processor with end-to-end exactly-once.",
         subcommands = {
             DemoCommand.class,
             LogCommand.class,
+            InspectCommand.class,
             VerifyCommand.class,
             KafkaCommand.class
         })
 public final class WeirCli implements Callable<Integer> {
+    /** Status of a usage error (picocli's convention, and the shell's for a misused builtin). */
+    public static final int USAGE = 2;
+
+    /** Status of a failure while running. */
+    public static final int FAILURE = 1;
+
+    @Option(
+            names = "--verbose",
+            scope = ScopeType.INHERIT,
+            description = "Print the stack trace of a failure.")
+    boolean verbose;
+
     @Override
     public Integer call() {
         CommandLine.usage(this, System.out);
@@ -25,6 +51,69 @@ public final class WeirCli implements Callable<Integer> {
 
     /** Runs the command line and exits with its status. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new WeirCli()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with Weir's error conventions; tests run it as {@link #main} does. */
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new WeirCli());
+        cli.setParameterExceptionHandler(WeirCli::usageError);
+        cli.setExecutionExceptionHandler(
+                (e, command, parseResult) -> failure(e, command, parseResult));
+        return cli;
+    }
+
+    private static int usageError(ParameterException e, String[] args) {
+        CommandLine command = e.getCommandLine();
+        PrintWriter err = command.getErr();
+        err.println(
+                command.getCommandSpec().qualifiedName()
+                        + ": "
+                        + oneLine(e.getMessage())
+                        + " (see '"
+                        + command.getCommandSpec().qualifiedName()
+                        + " --help')");
+        err.flush();
+        return USAGE;
+    }
+
+    private static int failure(Exception e, CommandLine command, ParseResult parseResult) {
+        if (e instanceof ParameterException usage) {
+            return usageError(usage, new String[0]);
+        }
+        PrintWriter err = command.getErr();
+        err.println(command.getCommandSpec().qualifiedName() + ": " + describe(e));
+        if (verbose(parseResult)) {
+            e.printStackTrace(err);
+        }
+        err.flush();
+        return FAILURE;
+    }
+
+    /**
+     * One line naming the failure: the first message found from the exception down its causes,
+     * prefixed by the exception's type if it carries none of its own.
+     */
+    static String describe(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                String message = oneLine(t.getMessage());
+                return t == e ? message : e.getClass().getSimpleName() + ": " + message;
+            }
+        }
+        return e.getClass().getName();
+    }
+
+    private static String oneLine(String message) {
+        return message.strip().replaceAll("\\s*\\R\\s*", " ");
+    }
+
+    private static boolean verbose(ParseResult parseResult) {
+        for (ParseResult r = parseResult; r != null; r = r.subcommand()) {
+            if (r.hasMatchedOption("--verbose")) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -1,5 +1,6 @@
 package dev.weir.cli;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.api.checkpoint.CheckpointView;
@@ -54,5 +55,25 @@ class DemoCommandTest {
             }
         }
         throw new AssertionError("no line starts with " + prefix);
+    }
+
+    @Test
+    void aRestartIsLoggedAtWarnNamingTheFailure() throws Exception {
+        ByteArrayOutputStream errors = new ByteArrayOutputStream();
+        PrintStream originalErr = System.err;
+        try (PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, UTF_8);
+                PrintStream err = new PrintStream(errors, true, UTF_8)) {
+            System.setErr(err);
+            DemoCommand.runLectureStory(dir, out);
+        } finally {
+            System.setErr(originalErr);
+        }
+        assertThat(errors.toString(UTF_8).lines())
+                .anyMatch(
+                        line ->
+                                line.contains("WARN")
+                                        && line.contains("job even-odd failed")
+                                        && line.contains("injected failure while processing 7")
+                                        && line.contains("restart 1"));
     }
 }

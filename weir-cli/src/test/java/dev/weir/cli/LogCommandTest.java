@@ -16,10 +16,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class LogCommandTest {
     @TempDir Path dir;
@@ -40,7 +43,7 @@ class LogCommandTest {
             System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
             System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
             System.setErr(new PrintStream(errors, true, StandardCharsets.UTF_8));
-            assertThat(new CommandLine(new WeirCli()).execute(args)).isEqualTo(status);
+            assertThat(WeirCli.commandLine().execute(args)).isEqualTo(status);
         } finally {
             System.setIn(originalIn);
             System.setOut(originalOut);
@@ -118,7 +121,10 @@ class LogCommandTest {
         run("", "log", "--dir", b.toString(), "create", "t");
         for (String name : List.of("../A/victim", "..", ".", "/tmp/x", "a/b")) {
             String[] outAndErr = run(1, "evil\n", "log", "--dir", b.toString(), "append", name);
-            assertThat(outAndErr[1]).startsWith("weir log: topic name").contains("not allowed");
+            assertThat(outAndErr[1])
+                    .startsWith("weir log append: topic name")
+                    .contains("not allowed")
+                    .hasLineCount(1);
             assertThat(run(1, "", "log", "--dir", b.toString(), "append", name)[1])
                     .as("refused before any input is read")
                     .contains("not allowed");
@@ -145,6 +151,93 @@ class LogCommandTest {
                     Files.copy(path, target, StandardCopyOption.REPLACE_EXISTING);
                 }
             }
+        }
+    }
+
+    @Test
+    void topicsListsEveryTopicWithItsPartitionsAndOffsets() {
+        String d = dir.resolve("log").toString();
+        run("", "log", "--dir", d, "create", "orders", "--partitions", "2");
+        run("", "log", "--dir", d, "create", "audit");
+        run("a\nb\nc\n", "log", "--dir", d, "append", "orders", "--partition", "1");
+        String expected =
+                "audit partitions=1 offsets=0 ranges=0..0\n"
+                        + "orders partitions=2 offsets=3 ranges=0..0,0..3\n";
+        assertThat(run("", "log", "topics", d)).isEqualTo(expected);
+        assertThat(run("", "log", "--dir", d, "topics")).isEqualTo(expected);
+        assertThat(run(1, "", "log", "topics", dir.resolve("none").toString())[1])
+                .isEqualTo("weir log topics: no log directory " + dir.resolve("none") + "\n");
+        assertThat(dir.resolve("none")).doesNotExist();
+    }
+
+    @Test
+    void tailFollowPrintsRecordsCommittedAfterItStartedAndEndsAtMax() throws Exception {
+        Path log = dir.resolve("log");
+        LineWatcher out = new LineWatcher();
+        ExecutorService tail = Executors.newSingleThreadExecutor();
+        try (DurableLog writer = DurableLog.open(log, LogOptions.defaults())) {
+            writer.createTopic("events", 1);
+            writer.append("events", 0, List.of(bytes("before")));
+            Future<Cli.Result> following =
+                    tail.submit(
+                            () ->
+                                    Cli.run(
+                                            "",
+                                            out,
+                                            "log",
+                                            "--dir",
+                                            log.toString(),
+                                            "tail",
+                                            "events",
+                                            "--follow",
+                                            "--poll-ms",
+                                            "5",
+                                            "--max",
+                                            "4"));
+            out.awaitLines(1);
+            writer.append("events", 0, List.of(bytes("after-1")));
+            writer.appendTransaction("events", 0, List.of(bytes("tx-1"), bytes("tx-2")), 1);
+            assertThat(following.get(60, TimeUnit.SECONDS).status()).isZero();
+        } finally {
+            tail.shutdownNow();
+        }
+        assertThat(out.text()).isEqualTo("0\tbefore\n1\tafter-1\n3\ttx-1\n4\ttx-2\n");
+    }
+
+    @Test
+    void tailFollowRefusesMarkers() {
+        assertThat(run(2, "", "log", "tail", "t", "--follow", "--show-markers")[1])
+                .contains("--follow prints committed records only")
+                .hasLineCount(1);
+    }
+
+    /** Standard output that tells a waiting test how many lines were printed. */
+    static final class LineWatcher extends java.io.OutputStream {
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        private int lines;
+
+        @Override
+        public synchronized void write(int b) {
+            bytes.write(b);
+            if (b == '\n') {
+                lines++;
+                notifyAll();
+            }
+        }
+
+        synchronized void awaitLines(int count) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (lines < count) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AssertionError("no " + count + " line(s) in: " + text());
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+        }
+
+        synchronized String text() {
+            return bytes.toString(StandardCharsets.UTF_8);
         }
     }
 }

@@ -6,6 +6,7 @@ import dev.weir.api.JobHandle;
 import dev.weir.api.Pipeline;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.sink.FileSink;
+import dev.weir.api.sink.RecordFormat;
 import dev.weir.api.sink.Sink;
 import dev.weir.api.source.Sources;
 import java.nio.file.Files;
@@ -40,33 +41,44 @@ class FileSinkConformanceTest extends ExactlyOnceSinkConformance {
     record Trade(String symbol, long quantity, double price, String note) {}
 
     @Test
-    void formatsLinesCsvAndJsonLines() throws Exception {
-        List<Trade> trades =
-                List.of(
-                        new Trade("ACME", 5, 1.5, "plain"),
-                        new Trade("X,Y", 1, 2.0, "say \"hi\"\nnow"));
-        for (FileSink.Format format : FileSink.Format.values()) {
-            Path out = temp.resolve(format.name());
-            Pipeline pipeline = Pipeline.create("formats");
-            pipeline.source("trades", Sources.collection(trades))
-                    .sink("out", FileSink.<Trade>to(out).format(format));
-            pipeline.run();
-            String text = String.join("\n", FileSink.readCommitted(out));
-            switch (format) {
-                case LINES -> assertThat(text).startsWith("Trade[symbol=ACME, quantity=5");
-                case CSV ->
-                        assertThat(text)
-                                .startsWith("ACME,5,1.5,plain\n\"X,Y\",1,2.0,\"say \"\"hi\"\"");
-                case JSON_LINES ->
-                        assertThat(text)
-                                .startsWith(
-                                        "{\"symbol\":\"ACME\",\"quantity\":5,\"price\":1.5,\"note\":\"plain\"}\n"
-                                                + "{\"symbol\":\"X,Y\",\"quantity\":1,\"price\":2.0,\"note\":\"say \\\"hi\\\"\\nnow\"}");
-            }
-            try (Stream<Path> files = Files.list(out)) {
-                assertThat(files.map(p -> p.getFileName().toString()))
-                        .allMatch(n -> n.endsWith(format.suffix()));
-            }
+    void writesLinesByDefaultAndAnyRecordFormatWithItsHeaderInEveryFile() throws Exception {
+        List<Trade> trades = List.of(new Trade("ACME", 5, 1.5, "plain"), new Trade("X", 1, 2, ""));
+        Path lines = temp.resolve("lines");
+        Pipeline pipeline = Pipeline.create("formats");
+        pipeline.source("trades", Sources.collection(trades)).sink("out", FileSink.to(lines));
+        pipeline.run();
+        assertThat(FileSink.readCommitted(lines))
+                .containsExactly(
+                        "Trade[symbol=ACME, quantity=5, price=1.5, note=plain]",
+                        "Trade[symbol=X, quantity=1, price=2.0, note=]");
+
+        Path custom = temp.resolve("custom");
+        RecordFormat<Trade> symbols =
+                new RecordFormat<>() {
+                    @Override
+                    public String suffix() {
+                        return ".sym";
+                    }
+
+                    @Override
+                    public String header() {
+                        return "symbol";
+                    }
+
+                    @Override
+                    public String format(Trade trade) {
+                        return trade.symbol();
+                    }
+                };
+        Pipeline second = Pipeline.create("formats");
+        second.source("trades", Sources.collection(trades))
+                .sink("out", FileSink.<Trade>to(custom).format(symbols).rollBytes(1));
+        second.run();
+        try (Stream<Path> files = Files.list(custom)) {
+            List<Path> finished = files.sorted().toList();
+            assertThat(finished).hasSize(2).allMatch(p -> p.toString().endsWith(".sym"));
+            assertThat(Files.readAllLines(finished.get(0))).containsExactly("symbol", "ACME");
+            assertThat(Files.readAllLines(finished.get(1))).containsExactly("symbol", "X");
         }
     }
 

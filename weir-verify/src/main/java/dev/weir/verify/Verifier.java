@@ -3,7 +3,6 @@ package dev.weir.verify;
 import dev.weir.api.testing.FaultPoint;
 import dev.weir.api.testing.PowerCuts;
 import dev.weir.verify.Checker.Verdict;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -281,14 +280,11 @@ public final class Verifier {
         }
         splitCount =
                 VerifyInput.splitCount(options.source(), input, options.records(), options.keys());
-        EmbeddedPostgres server = null;
+        EmbeddedPostgresServer server = null;
         jdbcUrl = options.jdbcUrl();
         if (options.sink().equals("postgres") && jdbcUrl == null) {
-            server =
-                    EmbeddedPostgres.builder()
-                            .setServerConfig("max_prepared_transactions", "20")
-                            .start();
-            jdbcUrl = server.getJdbcUrl("postgres", "postgres");
+            server = EmbeddedPostgresServer.start(20);
+            jdbcUrl = server.jdbcUrl();
         }
         try {
             return loop();

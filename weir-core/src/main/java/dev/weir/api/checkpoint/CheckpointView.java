@@ -13,15 +13,18 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
@@ -174,5 +177,110 @@ public final class CheckpointView {
             }
         }
         return values;
+    }
+
+    /** The name of the job that wrote this checkpoint. */
+    public String jobName() {
+        return checkpoint.manifest().jobName();
+    }
+
+    /** The job's number of key groups. */
+    public int maxParallelism() {
+        return checkpoint.manifest().maxParallelism();
+    }
+
+    /** When the checkpoint was triggered (the writing machine's clock). */
+    public Instant triggeredAt() {
+        return Instant.ofEpochMilli(checkpoint.manifest().triggerEpochMillis());
+    }
+
+    /**
+     * Every data file of the checkpoint with its length in bytes, by name, as the manifest says.
+     */
+    public SortedMap<String, Long> fileSizes() {
+        SortedMap<String, Long> sizes = new TreeMap<>();
+        for (var file : checkpoint.manifest().files()) {
+            sizes.put(file.name(), file.length());
+        }
+        return sizes;
+    }
+
+    /** Names of the sources with split positions in this checkpoint. */
+    public Set<String> sources() {
+        return Collections.unmodifiableSet(new TreeSet<>(checkpoint.splits().keySet()));
+    }
+
+    /**
+     * The splits of {@code source} that had ended (their reader returned end of input) before the
+     * barrier: a restore does not read them again. Empty if none had, or there is no such source.
+     */
+    public Set<String> endedSplits(String source) {
+        Set<String> ended = new TreeSet<>();
+        checkpoint
+                .splits()
+                .getOrDefault(source, Map.of())
+                .forEach(
+                        (split, state) -> {
+                            if (state.ended()) {
+                                ended.add(split);
+                            }
+                        });
+        return ended;
+    }
+
+    /** The number of keys with keyed state in operator {@code operator}, over all its subtasks. */
+    public long keyCount(String operator) {
+        long keys = 0;
+        for (OperatorState subtask : checkpoint.operators().getOrDefault(operator, List.of())) {
+            keys += subtask.keyed() == null ? 0 : subtask.keyed().keyCount();
+        }
+        return keys;
+    }
+
+    /**
+     * One keyed state an operator declared.
+     *
+     * @param name the state's name ({@code "value"} for the short forms of {@code process} and
+     *     {@code reduce}; names starting {@code __weir.} are Weir's own, such as timers)
+     * @param kind {@code "value"}, {@code "map"} or {@code "list"}
+     * @param codecId the {@code Codec.id()} its values were written with (for a map state, of its
+     *     keys), or null if the checkpoint predates codec ids; {@link #valueState} needs a codec
+     *     that reads it
+     */
+    public record KeyedStateInfo(String name, String kind, String codecId) {}
+
+    /**
+     * The keyed states operator {@code operator} declared, in order; empty if it has no keyed
+     * state, or keeps it in a backend other than the heap's (whose bytes are opaque here).
+     */
+    public List<KeyedStateInfo> keyedStates(String operator) {
+        for (OperatorState subtask : checkpoint.operators().getOrDefault(operator, List.of())) {
+            if (subtask.keyed() != null
+                    && StateBackends.heap().reads(subtask.keyed().backendId())) {
+                RawKeyedState keyed = RawKeyedState.of(subtask.keyed());
+                List<KeyedStateInfo> states = new ArrayList<>();
+                for (int i = 0; i < keyed.names().size(); i++) {
+                    states.add(
+                            new KeyedStateInfo(
+                                    keyed.names().get(i),
+                                    keyed.kinds().get(i).name().toLowerCase(Locale.ROOT),
+                                    keyed.codecIds() == null ? null : keyed.codecIds().get(i)));
+                }
+                return List.copyOf(states);
+            }
+        }
+        return List.of();
+    }
+
+    /**
+     * Bytes of non-keyed state operator {@code operator} saved, over all its subtasks (a
+     * two-phase-commit sink's is its prepared transactions, see {@link #pendingCommittables}).
+     */
+    public long operatorStateBytes(String operator) {
+        long bytes = 0;
+        for (OperatorState subtask : checkpoint.operators().getOrDefault(operator, List.of())) {
+            bytes += subtask.operatorState() == null ? 0 : subtask.operatorState().length;
+        }
+        return bytes;
     }
 }

@@ -5,7 +5,6 @@ import dev.weir.internal.connectors.FileSinkWriter;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
-import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,16 +29,10 @@ import java.util.stream.Stream;
  * @param <T> record type
  */
 public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committable> {
-    /** How a record becomes a line. */
-    public enum Format {
+    /** The format the core ships; JSON lines and CSV are in {@code weir-formats}. */
+    public enum Format implements RecordFormat<Object> {
         /** {@code toString()} of the record. */
-        LINES(".txt"),
-        /**
-         * A Java record's components (or {@code toString()}), comma separated, quoted as needed.
-         */
-        CSV(".csv"),
-        /** A Java record as a JSON object of its components; other values as JSON strings. */
-        JSON_LINES(".jsonl");
+        LINES(".txt");
 
         private final String suffix;
 
@@ -47,8 +40,14 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
             this.suffix = suffix;
         }
 
+        @Override
         public String suffix() {
             return suffix;
+        }
+
+        @Override
+        public String format(Object record) {
+            return String.valueOf(record);
         }
     }
 
@@ -61,11 +60,15 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
     public record Committable(List<String> pending, List<String> finished) {}
 
     private final String directory;
-    private final Format format;
+    private final RecordFormat<? super T> format;
     private final long rollBytes;
     private final long rollIntervalMillis;
 
-    private FileSink(Path directory, Format format, long rollBytes, long rollIntervalMillis) {
+    private FileSink(
+            Path directory,
+            RecordFormat<? super T> format,
+            long rollBytes,
+            long rollIntervalMillis) {
         this.directory = directory.toString();
         this.format = format;
         this.rollBytes = rollBytes;
@@ -77,7 +80,11 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
         return new FileSink<>(directory, Format.LINES, 128L << 20, 0);
     }
 
-    public FileSink<T> format(Format format) {
+    /**
+     * Writes each record with {@code format}: {@link Format#LINES} (the default), or a {@code
+     * JsonLinesFormat} or {@code CsvFormat} of the {@code weir-formats} module, or your own.
+     */
+    public FileSink<T> format(RecordFormat<? super T> format) {
         return new FileSink<>(
                 Path.of(directory), Objects.requireNonNull(format), rollBytes, rollIntervalMillis);
     }
@@ -143,10 +150,17 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
                 dir,
                 context,
                 new FileSinkWriter.Settings<>(
-                        record -> format(record), format.suffix(), rollBytes, rollIntervalMillis));
+                        format::format,
+                        format.header(),
+                        format.suffix(),
+                        rollBytes,
+                        rollIntervalMillis));
     }
 
-    /** The lines of every finished file in {@code directory}, files in name order. */
+    /**
+     * The lines of every finished file in {@code directory}, files in name order (headers included;
+     * a CSV field holding a line break spans two lines: read such files with a CSV parser).
+     */
     public static List<String> readCommitted(Path directory) throws IOException {
         List<String> lines = new ArrayList<>();
         if (!Files.isDirectory(directory)) {
@@ -163,97 +177,5 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
             lines.addAll(Files.readAllLines(file, StandardCharsets.UTF_8));
         }
         return lines;
-    }
-
-    /** Formats one record as a line (without the newline). */
-    String format(T record) {
-        switch (format) {
-            case LINES:
-                return String.valueOf(record);
-            case CSV:
-                return csv(record);
-            default:
-                return json(record);
-        }
-    }
-
-    private static String csv(Object record) {
-        if (!(record instanceof Record r)) {
-            return csvField(String.valueOf(record));
-        }
-        StringBuilder line = new StringBuilder();
-        for (RecordComponent component : r.getClass().getRecordComponents()) {
-            if (line.length() > 0) {
-                line.append(',');
-            }
-            line.append(csvField(String.valueOf(value(r, component))));
-        }
-        return line.toString();
-    }
-
-    private static String csvField(String text) {
-        if (text.contains(",") || text.contains("\"") || text.contains("\n")) {
-            return "\"" + text.replace("\"", "\"\"") + "\"";
-        }
-        return text;
-    }
-
-    private static String json(Object record) {
-        if (!(record instanceof Record r)) {
-            return jsonValue(record);
-        }
-        StringBuilder line = new StringBuilder("{");
-        for (RecordComponent component : r.getClass().getRecordComponents()) {
-            if (line.length() > 1) {
-                line.append(',');
-            }
-            line.append(jsonString(component.getName()))
-                    .append(':')
-                    .append(jsonValue(value(r, component)));
-        }
-        return line.append('}').toString();
-    }
-
-    private static String jsonValue(Object value) {
-        if (value == null) {
-            return "null";
-        }
-        if (value instanceof Number || value instanceof Boolean) {
-            return value.toString();
-        }
-        if (value instanceof Record) {
-            return json(value);
-        }
-        return jsonString(value.toString());
-    }
-
-    private static String jsonString(String text) {
-        StringBuilder out = new StringBuilder("\"");
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
-    }
-
-    private static Object value(Record record, RecordComponent component) {
-        try {
-            component.getAccessor().setAccessible(true);
-            return component.getAccessor().invoke(record);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot read " + component.getName(), e);
-        }
     }
 }

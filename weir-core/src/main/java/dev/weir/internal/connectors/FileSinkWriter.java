@@ -45,13 +45,18 @@ public final class FileSinkWriter<T> implements TransactionalWriter<T, Committab
      * What a writer writes and when it rolls.
      *
      * @param lines formats a record as a line, without the newline
+     * @param header written as the first line of every file, or null
      * @param suffix the finished files' name suffix, such as {@code .csv}
      * @param rollBytes rolls once a file has this many bytes
      * @param rollIntervalMillis rolls once a file is this old (0: never by time)
      * @param <T> record type
      */
     public record Settings<T>(
-            Function<T, String> lines, String suffix, long rollBytes, long rollIntervalMillis) {}
+            Function<T, String> lines,
+            String header,
+            String suffix,
+            long rollBytes,
+            long rollIntervalMillis) {}
 
     private final Path dir;
     private final int subtask;
@@ -85,6 +90,11 @@ public final class FileSinkWriter<T> implements TransactionalWriter<T, Committab
             out = new BufferedOutputStream(Channels.newOutputStream(channel), 64 * 1024);
             bytes = 0;
             openedAtMillis = System.currentTimeMillis();
+            if (settings.header() != null) {
+                byte[] header = (settings.header() + "\n").getBytes(StandardCharsets.UTF_8);
+                out.write(header);
+                bytes += header.length;
+            }
         }
         // The line and its newline written apart: no second string per record.
         byte[] line = settings.lines().apply(record).getBytes(StandardCharsets.UTF_8);

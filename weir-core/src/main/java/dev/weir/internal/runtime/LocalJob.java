@@ -189,7 +189,7 @@ public final class LocalJob implements JobHandle {
                     failWith(new JobFailedException(name, failure));
                     return;
                 }
-                LOG.info(
+                LOG.warn(
                         "job {} failed ({}); restart {} in {} ms",
                         name,
                         failure,

@@ -1,0 +1,173 @@
+package dev.weir.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+
+/** The conventions every {@code weir} command follows: help, usage errors, failures. */
+class WeirCliTest {
+    @TempDir Path dir;
+
+    /** Every command and subcommand, as the words that name it ("log", "create"). */
+    static Stream<List<String>> commands() {
+        List<List<String>> all = new ArrayList<>();
+        collect(WeirCli.commandLine(), new ArrayList<>(), all);
+        return all.stream();
+    }
+
+    private static void collect(CommandLine command, List<String> path, List<List<String>> all) {
+        all.add(List.copyOf(path));
+        command.getSubcommands()
+                .forEach(
+                        (name, sub) -> {
+                            if (!name.equals("help")) {
+                                List<String> next = new ArrayList<>(path);
+                                next.add(name);
+                                collect(sub, next, all);
+                            }
+                        });
+    }
+
+    @Test
+    void theCommandTreeHoldsEveryCommandTheReadmeNames() {
+        assertThat(commands().map(words -> String.join(" ", words)))
+                .contains(
+                        "demo",
+                        "log",
+                        "log create",
+                        "log append",
+                        "log tail",
+                        "log offsets",
+                        "log topics",
+                        "inspect",
+                        "verify",
+                        "kafka",
+                        "kafka transactions");
+    }
+
+    @ParameterizedTest
+    @MethodSource("commands")
+    void helpWorksOnEveryCommandAndSubcommand(List<String> words) {
+        for (String help : List.of("--help", "-h")) {
+            List<String> args = new ArrayList<>(words);
+            args.add(help);
+            Cli.Result result = Cli.run("", args.toArray(String[]::new));
+            assertThat(result.status()).as("status of weir %s", args).isZero();
+            assertThat(result.out()).startsWith("Usage: weir" + prefixed(words));
+            assertThat(result.err()).isEmpty();
+        }
+    }
+
+    private static String prefixed(List<String> words) {
+        return words.isEmpty() ? " " : " " + String.join(" ", words) + " ";
+    }
+
+    @ParameterizedTest
+    @MethodSource("usageErrors")
+    void aUsageErrorIsOneLineOnStandardErrorWithStatusTwo(List<String> args, String message) {
+        Cli.Result result = Cli.run("", args.toArray(String[]::new));
+        assertThat(result.status()).isEqualTo(2);
+        assertThat(result.err().lines()).hasSize(1);
+        assertThat(result.err()).contains(message).contains("--help");
+        assertThat(result.out()).isEmpty();
+    }
+
+    static Stream<org.junit.jupiter.params.provider.Arguments> usageErrors() {
+        return Stream.of(
+                usage("unknown-command", "Unmatched argument", "frobnicate"),
+                usage("unknown option", "Unknown option: '--nope'", "demo", "--nope"),
+                usage("missing topic", "Missing required parameter", "log", "create"),
+                usage(
+                        "negative partitions",
+                        "'--partitions': '-1' is not a positive integer",
+                        "log",
+                        "create",
+                        "t",
+                        "--partitions",
+                        "-1"),
+                usage("zero batch", "'--batch': '0'", "log", "append", "t", "--batch", "0"),
+                usage(
+                        "negative batch",
+                        "'--batch': '-5' is not a positive integer",
+                        "log",
+                        "append",
+                        "t",
+                        "--batch",
+                        "-5"),
+                usage(
+                        "negative partition",
+                        "'--partition': '-1' is not an integer >= 0",
+                        "log",
+                        "tail",
+                        "t",
+                        "--partition",
+                        "-1"),
+                usage("negative from", "'--from': '-2'", "log", "tail", "t", "--from", "-2"),
+                usage("zero max", "'--max': '0'", "log", "tail", "t", "--max", "0"),
+                usage("not a number", "'--max': 'ten'", "log", "tail", "t", "--max", "ten"),
+                usage("negative kills", "'--kills': '-3'", "verify", "--kills", "-3"),
+                usage("zero records", "'--records': '0'", "verify", "--records", "0"),
+                usage("negative keys", "'--keys': '-1'", "verify", "--keys", "-1"),
+                usage("negative rate", "'--rate': '-1'", "verify", "--rate", "-1"),
+                usage("no keys", "'--max-keys': '0'", "inspect", ".", "--max-keys", "0"),
+                usage(
+                        "kafka without job",
+                        "give --job",
+                        "kafka",
+                        "transactions",
+                        "--checkpoints",
+                        ".",
+                        "--bootstrap-servers",
+                        "localhost:1",
+                        "--sink",
+                        "s"));
+    }
+
+    private static org.junit.jupiter.params.provider.Arguments usage(
+            String name, String message, String... args) {
+        return org.junit.jupiter.params.provider.Arguments.of(
+                org.junit.jupiter.api.Named.of(name, List.of(args)), message);
+    }
+
+    @Test
+    void aFailureIsOneLineWithStatusOneAndTheStackTraceOnlyWithVerbose() {
+        String log = dir.resolve("log").toString();
+        Cli.Result plain = Cli.run("", "log", "--dir", log, "tail", "missing");
+        assertThat(plain.status()).isEqualTo(1);
+        assertThat(plain.err())
+                .isEqualTo(
+                        "weir log tail: log "
+                                + log
+                                + " has no topic 'missing'; create it first (weir log create)\n");
+
+        Cli.Result verbose = Cli.run("", "log", "--dir", log, "tail", "missing", "--verbose");
+        assertThat(verbose.status()).isEqualTo(1);
+        assertThat(verbose.err().lines().toList()).first().isEqualTo(plain.err().strip());
+        assertThat(verbose.err())
+                .contains("java.lang.IllegalArgumentException")
+                .contains("\tat dev.weir.");
+    }
+
+    @Test
+    void aFailureWithoutAMessageNamesItsCauseOnOneLine() {
+        assertThat(WeirCli.describe(new RuntimeException(new IllegalStateException("disk\nfull"))))
+                .isEqualTo("java.lang.IllegalStateException: disk full");
+        assertThat(WeirCli.describe(new RuntimeException((String) null)))
+                .isEqualTo("java.lang.RuntimeException");
+    }
+
+    @Test
+    void versionWorksOnSubcommandsToo() {
+        Cli.Result result = Cli.run("", "log", "tail", "--version");
+        assertThat(result.status()).isZero();
+        assertThat(result.out()).isEqualTo("weir 0.1.0\n");
+    }
+}

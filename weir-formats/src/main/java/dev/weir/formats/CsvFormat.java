@@ -1,0 +1,202 @@
+package dev.weir.formats;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.dataformat.csv.CsvGenerator;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvParser;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import dev.weir.api.sink.FileSink;
+import dev.weir.api.sink.RecordFormat;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * CSV (RFC 4180) written by Jackson's CSV dataformat, for {@link FileSink}: one row per Java
+ * record, its components as columns in declaration order.
+ *
+ * <pre>{@code
+ * stream.sink("out", FileSink.<Order>to(dir).format(CsvFormat.of(Order.class).withHeader()));
+ * }</pre>
+ *
+ * <ul>
+ *   <li><b>Quoting.</b> A field holding the separator, a double quote, {@code \r} or {@code \n} is
+ *       quoted, inner quotes doubled. A quoted line break stays in the file: read such files with a
+ *       CSV parser (such as {@link #schema()} with {@link #mapper()}), not line by line.
+ *   <li><b>Header.</b> Off by default; {@link #withHeader()} writes the column names as the first
+ *       row of every file (each file stands alone).
+ *   <li><b>Null.</b> A null component is an empty, unquoted field; an empty string is {@code ""}
+ *       (quoted), so the two stay apart. {@link #withNullAs(String)} writes null as another text
+ *       (such as {@code \N}). {@link #mapper()} reads both back as written.
+ *   <li><b>Values.</b> Strings, numbers (NaN and infinities as Java prints them), booleans and
+ *       enums (their names); a list or array of those is one field, its elements joined by {@code
+ *       ;}. A nested record or map cannot be a CSV field: it fails the job, naming the type (use
+ *       {@link JsonLinesFormat}).
+ * </ul>
+ *
+ * @param <T> record type
+ */
+public final class CsvFormat<T> implements RecordFormat<T> {
+    private static final long serialVersionUID = 1L;
+
+    /** The column names, in order. */
+    private final List<String> columns;
+
+    /** Whether every file starts with a header row. */
+    private final boolean header;
+
+    /** The field separator. */
+    private final char separator;
+
+    /** The text written for null (empty: an empty, unquoted field). */
+    private final String nullText;
+
+    /** Made on first use on the sink's thread (not serialized with the pipeline). */
+    private transient ObjectWriter writer;
+
+    private CsvFormat(List<String> columns, boolean header, char separator, String nullText) {
+        this.columns = List.copyOf(columns);
+        this.header = header;
+        this.separator = separator;
+        this.nullText = Objects.requireNonNull(nullText, "nullText");
+    }
+
+    /**
+     * Rows of {@code type}'s components, comma separated, no header, null as an empty field.
+     *
+     * @param type the record class whose components are the columns
+     * @param <R> record type
+     * @return the format
+     * @throws IllegalArgumentException if the record has no components
+     */
+    public static <R extends Record> CsvFormat<R> of(Class<R> type) {
+        List<String> columns = new ArrayList<>();
+        for (RecordComponent component : type.getRecordComponents()) {
+            columns.add(component.getName());
+        }
+        if (columns.isEmpty()) {
+            throw new IllegalArgumentException(type.getName() + " has no components to write");
+        }
+        return new CsvFormat<>(columns, false, ',', "");
+    }
+
+    /**
+     * Writes the column names as the first row of every file.
+     *
+     * @return a copy of this format with a header
+     */
+    public CsvFormat<T> withHeader() {
+        return new CsvFormat<>(columns, true, separator, nullText);
+    }
+
+    /**
+     * Separates fields with {@code separator} (such as {@code ';'} or {@code '\t'}).
+     *
+     * @param separator any character but a double quote or a line break
+     * @return a copy of this format with that separator
+     */
+    public CsvFormat<T> withSeparator(char separator) {
+        if (separator == '"' || separator == '\r' || separator == '\n') {
+            throw new IllegalArgumentException("the separator cannot be a quote or line break");
+        }
+        return new CsvFormat<>(columns, header, separator, nullText);
+    }
+
+    /**
+     * Writes null as {@code text} (default: an empty, unquoted field).
+     *
+     * @param text what a null component becomes, such as {@code \N}
+     * @return a copy of this format writing null so
+     */
+    public CsvFormat<T> withNullAs(String text) {
+        return new CsvFormat<>(columns, header, separator, text);
+    }
+
+    /**
+     * The columns, in order.
+     *
+     * @return the record's component names
+     */
+    public List<String> columns() {
+        return columns;
+    }
+
+    /**
+     * The schema this format writes: columns, separator, null text, header if asked for.
+     *
+     * @return a Jackson CSV schema, for reading the files with {@link #mapper()}
+     */
+    public CsvSchema schema() {
+        CsvSchema.Builder builder = CsvSchema.builder();
+        columns.forEach(builder::addColumn);
+        builder.setColumnSeparator(separator).setUseHeader(header).setLineSeparator("\n");
+        if (!nullText.isEmpty()) {
+            // An empty null text is Jackson's default; set, it would make a quoted "" read as
+            // null too, where EMPTY_UNQUOTED_STRING_AS_NULL keeps the two apart.
+            builder.setNullValue(nullText);
+        }
+        return builder.build();
+    }
+
+    /**
+     * The mapper this format writes with; reading with it and {@link #schema()} gives back what was
+     * written (an unquoted empty field as null, a quoted one as the empty string).
+     *
+     * @return a new mapper
+     */
+    public static CsvMapper mapper() {
+        return CsvMapper.builder()
+                .enable(CsvGenerator.Feature.ALWAYS_QUOTE_EMPTY_STRINGS)
+                .enable(CsvParser.Feature.EMPTY_UNQUOTED_STRING_AS_NULL)
+                .build();
+    }
+
+    @Override
+    public String suffix() {
+        return ".csv";
+    }
+
+    @Override
+    public String header() {
+        if (!header) {
+            return null;
+        }
+        Map<String, String> names = new LinkedHashMap<>();
+        columns.forEach(column -> names.put(column, column));
+        return strip(write(names, schema().withoutHeader()));
+    }
+
+    @Override
+    public String format(T record) {
+        if (writer == null) {
+            writer = mapper().writer(schema().withoutHeader());
+        }
+        return strip(write(record, null));
+    }
+
+    private String write(Object value, CsvSchema schema) {
+        try {
+            return schema == null
+                    ? writer.writeValueAsString(value)
+                    : mapper().writer(schema).writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(
+                    "cannot write a "
+                            + value.getClass().getName()
+                            + " as a CSV row of "
+                            + columns
+                            + ": "
+                            + e.getOriginalMessage(),
+                    e);
+        }
+    }
+
+    /** Drops the row's line end: the sink ends each record with a line feed. */
+    private static String strip(String row) {
+        return row.endsWith("\n") ? row.substring(0, row.length() - 1) : row;
+    }
+}
