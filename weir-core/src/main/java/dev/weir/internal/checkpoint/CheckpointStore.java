@@ -71,11 +71,25 @@ public final class CheckpointStore implements CheckpointStorage {
                 savepointParent != null
                         ? savepointParent.resolve(String.format("savepoint-%011d", id))
                         : checkpointDirectory(id);
+        if (savepointParent != null) {
+            // A savepoint's id is used outside this directory: record it first, so that a run
+            // resumed here after it (or from it) never numbers a checkpoint with it again.
+            raiseUsedOutside(id);
+        }
         Files.createDirectories(checkpoint);
         if (PowerCut.ON) {
             PowerCut.created(checkpoint);
         }
         return checkpoint;
+    }
+
+    /** Durably records {@code id} as used if it is larger than every id recorded so far. */
+    private void raiseUsedOutside(long id) throws IOException {
+        if (id > maxAbortedId()) {
+            DurableFiles.writeAtomically(
+                    directory.resolve(MAX_ABORTED),
+                    (id + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        }
     }
 
     @Override
@@ -162,11 +176,7 @@ public final class CheckpointStore implements CheckpointStorage {
         if (Files.exists(dir.resolve(Manifest.FILE_NAME))) {
             return; // complete after all (a failure after the manifest): keep it
         }
-        if (id > maxAbortedId()) {
-            DurableFiles.writeAtomically(
-                    directory.resolve(MAX_ABORTED),
-                    (id + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-        }
+        raiseUsedOutside(id);
         deleteQuietly(dir);
     }
 

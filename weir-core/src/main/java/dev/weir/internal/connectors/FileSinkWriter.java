@@ -251,9 +251,12 @@ public final class FileSinkWriter<T> implements TransactionalWriter<T, Committab
                         + (restoredCheckpointId == 0
                                 ? "found no complete checkpoint to restore"
                                 : "restored the older checkpoint " + restoredCheckpointId)
-                        + ": a newer checkpoint completed and its metadata is lost, and"
-                        + " replaying from there would write those records twice. Restore the"
-                        + " lost checkpoint (Pipeline.fromSavepoint), or to process the input"
+                        + ": a newer checkpoint or savepoint completed and this run did not"
+                        + " restore it (was the job stopped with a savepoint? is a checkpoint's"
+                        + " metadata lost? does another job write to this directory?), and"
+                        + " replaying from there would write those records twice. Start from"
+                        + " that savepoint or checkpoint (Pipeline.fromSavepoint), or to process"
+                        + " the input"
                         + " again on purpose, write to an empty directory or start with"
                         + " CheckpointConfig resume \"none\"");
     }

@@ -106,7 +106,8 @@ final class CheckpointCoordinator {
             Consumer<CheckpointStats> statsSink,
             LocalStateCache localState,
             Consumer<Throwable> failJob,
-            boolean synchronousIo) {
+            boolean synchronousIo,
+            long restoredId) {
         this.jobName = jobName;
         this.failJob = failJob;
         this.localState = localState;
@@ -115,7 +116,10 @@ final class CheckpointCoordinator {
         this.store = store;
         this.listener = listener;
         this.statsSink = statsSink;
-        this.nextId = new AtomicLong(store.nextCheckpointId());
+        // Above the restored checkpoint or savepoint too: a savepoint taken into another directory
+        // (or by another run) is not among this directory's ids, and its sinks' output already
+        // carries its id.
+        this.nextId = new AtomicLong(Math.max(store.nextCheckpointId(), restoredId + 1));
         this.timer =
                 Executors.newSingleThreadScheduledExecutor(
                         r -> daemon(r, "weir-" + jobName + "-checkpoint-timer"));

@@ -91,7 +91,8 @@ public final class Execution {
                                 statsSink,
                                 settings.localState(),
                                 cause -> fail(null, cause),
-                                settings.synchronousCheckpointIo());
+                                settings.synchronousCheckpointIo(),
+                                restored != null ? restored.id() : 0);
         if (restored != null) {
             RestoreAssignment.validate(graph, restored, config, settings.allowNonRestoredState());
         }
