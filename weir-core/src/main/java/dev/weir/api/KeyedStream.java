@@ -9,6 +9,7 @@ import dev.weir.api.function.KeyedProcessFunction;
 import dev.weir.api.function.ReduceFunction;
 import dev.weir.api.function.ValueProcessFunction;
 import dev.weir.api.state.ValueState;
+import dev.weir.api.window.WindowAssigner;
 import java.util.List;
 import java.util.Objects;
 
@@ -80,6 +81,15 @@ public final class KeyedStream<K, T> {
                     state.update(next);
                     out.collect(next);
                 });
+    }
+
+    /**
+     * Cuts each key's records into the windows {@code assigner} gives them (tumbling, sliding or
+     * session windows, in event or processing time); a window function on the result says what each
+     * window of each key produces.
+     */
+    public WindowedStream<K, T> window(WindowAssigner assigner) {
+        return new WindowedStream<>(this, assigner, 0, null);
     }
 
     /** Adapts the one-state short form to the full {@link KeyedProcessFunction}. */
