@@ -178,6 +178,9 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
 
     @Override
     public boolean processWatermark(long newWatermark) {
+        if (newWatermark == Output.IDLE) {
+            return true;
+        }
         // After a restore the inputs start again from below the restored watermark: never go back.
         watermark = Math.max(watermark, newWatermark);
         if (newWatermark != Long.MAX_VALUE) {
