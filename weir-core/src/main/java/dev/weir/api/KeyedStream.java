@@ -92,6 +92,20 @@ public final class KeyedStream<K, T> {
         return new WindowedStream<>(this, assigner, 0, null);
     }
 
+    /**
+     * Joins this stream (the left side) with {@code other} (the right side) on their keys and event
+     * time; set the interval with {@link IntervalJoin#between}. Both must have event time.
+     */
+    public <U> IntervalJoin<K, T, U> intervalJoin(KeyedStream<K, U> other) {
+        Objects.requireNonNull(other, "other");
+        if (other.pipeline != pipeline) {
+            throw new IllegalArgumentException(
+                    "intervalJoin: the other stream belongs to another pipeline");
+        }
+        return new IntervalJoin<>(
+                pipeline, input, keySelector, other.input, other.keySelector, 0, 0);
+    }
+
     /** Adapts the one-state short form to the full {@link KeyedProcessFunction}. */
     private static final class ValueProcess<K, T, S, R> implements KeyedProcessFunction<K, T, R> {
         private final Codec<S> codec;
