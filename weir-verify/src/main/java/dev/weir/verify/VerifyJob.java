@@ -212,6 +212,7 @@ public final class VerifyJob {
                 numbers(pipeline, source, input, n, keys, rate, targets, windows)
                         .map(i -> input(i, order));
         if (windows) {
+            pipeline.autoWatermarkInterval(Duration.ofMillis(5));
             WindowWorkload.apply(inputs).sink("out", sink(kind, work, targets));
             pipeline.run();
             System.out.println("DONE");

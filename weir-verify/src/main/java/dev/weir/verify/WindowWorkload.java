@@ -19,12 +19,13 @@ import java.util.Set;
 
 /**
  * The windowed workload of {@code weir verify --workload windows}: the same input records {@code
- * (key, seq)} get event time {@code seq * 10 ms} minus a jitter of up to 60 ms (out of order within
- * a key), watermarks trail the largest timestamp by 50 ms (so a few records are late, and whether
- * one is depends on how far the other splits got: restarts change it), and per-key counts in
- * tumbling 100 ms event-time windows are committed as {@code W,key,start,count}; records too late
- * for their window go to a side output, committed as {@code L,key,seq} through the same sink. Each
- * split is read by a subtask of its own, so watermarks follow splits.
+ * (key, seq)} get event time {@code seq * 10 ms} minus a jitter of up to 150 ms (out of order
+ * within a key), watermarks trail the largest timestamp by 50 ms and are emitted every 5 ms of
+ * processing time (so some records are late, and which ones depends on timing: restarts change it),
+ * and per-key counts in tumbling 100 ms event-time windows are committed as {@code
+ * W,key,start,count}; records too late for their window go to a side output, committed as {@code
+ * L,key,seq} through the same sink. Each split is read by a subtask of its own, so watermarks
+ * follow splits.
  *
  * <p>The check recomputes each window's records from the input: every window of every key is
  * committed at most once ({@code duplicated} otherwise: a window emitted twice across restarts),
@@ -33,7 +34,7 @@ import java.util.Set;
  */
 final class WindowWorkload {
     static final long WINDOW_MS = 100;
-    static final long JITTER_MS = 60;
+    static final long JITTER_MS = 150;
     static final long OUT_OF_ORDERNESS_MS = 50;
 
     private WindowWorkload() {}
