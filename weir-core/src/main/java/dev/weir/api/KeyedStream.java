@@ -106,6 +106,20 @@ public final class KeyedStream<K, T> {
                 pipeline, input, keySelector, other.input, other.keySelector, 0, 0);
     }
 
+    /**
+     * Joins this stream (the left side) with {@code other} (the right side) per key and window:
+     * when a window fires, each of its left records meets each of its right records.
+     */
+    public <U> WindowJoin<K, T, U> windowJoin(KeyedStream<K, U> other, WindowAssigner assigner) {
+        Objects.requireNonNull(other, "other");
+        if (other.pipeline != pipeline) {
+            throw new IllegalArgumentException(
+                    "windowJoin: the other stream belongs to another pipeline");
+        }
+        return new WindowJoin<>(
+                pipeline, input, keySelector, other.input, other.keySelector, assigner);
+    }
+
     /** Adapts the one-state short form to the full {@link KeyedProcessFunction}. */
     private static final class ValueProcess<K, T, S, R> implements KeyedProcessFunction<K, T, R> {
         private final Codec<S> codec;
