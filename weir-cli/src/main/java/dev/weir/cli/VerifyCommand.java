@@ -78,6 +78,14 @@ public final class VerifyCommand implements Callable<Integer> {
                             + " child process, which some kills then restart).")
     String kafkaBootstrap;
 
+    @Option(
+            names = "--workload",
+            description =
+                    "count (per-key count and sum of every record) or windows (per-key counts in"
+                            + " event-time tumbling windows over out-of-order input, late records"
+                            + " aside; --sink file or log) (default ${DEFAULT-VALUE}).")
+    String workload = "count";
+
     @Option(names = "--no-self-check", description = "Skip the seeded bugs.")
     boolean noSelfCheck;
 
@@ -99,7 +107,8 @@ public final class VerifyCommand implements Callable<Integer> {
                                         noSelfCheck
                                                 ? List.of()
                                                 : Verifier.seededBugNames(source, sink),
-                                        kafkaBootstrap),
+                                        kafkaBootstrap,
+                                        workload),
                                 System.out)
                         .run();
         return report.passed() ? 0 : 1;

@@ -9,6 +9,7 @@ import dev.weir.api.function.KeyedProcessFunction;
 import dev.weir.api.function.ReduceFunction;
 import dev.weir.api.function.ValueProcessFunction;
 import dev.weir.api.state.ValueState;
+import dev.weir.api.window.WindowAssigner;
 import java.util.List;
 import java.util.Objects;
 
@@ -80,6 +81,43 @@ public final class KeyedStream<K, T> {
                     state.update(next);
                     out.collect(next);
                 });
+    }
+
+    /**
+     * Cuts each key's records into the windows {@code assigner} gives them (tumbling, sliding or
+     * session windows, in event or processing time); a window function on the result says what each
+     * window of each key produces.
+     */
+    public WindowedStream<K, T> window(WindowAssigner assigner) {
+        return new WindowedStream<>(this, assigner, 0, null);
+    }
+
+    /**
+     * Joins this stream (the left side) with {@code other} (the right side) on their keys and event
+     * time; set the interval with {@link IntervalJoin#between}. Both must have event time.
+     */
+    public <U> IntervalJoin<K, T, U> intervalJoin(KeyedStream<K, U> other) {
+        Objects.requireNonNull(other, "other");
+        if (other.pipeline != pipeline) {
+            throw new IllegalArgumentException(
+                    "intervalJoin: the other stream belongs to another pipeline");
+        }
+        return new IntervalJoin<>(
+                pipeline, input, keySelector, other.input, other.keySelector, 0, 0);
+    }
+
+    /**
+     * Joins this stream (the left side) with {@code other} (the right side) per key and window:
+     * when a window fires, each of its left records meets each of its right records.
+     */
+    public <U> WindowJoin<K, T, U> windowJoin(KeyedStream<K, U> other, WindowAssigner assigner) {
+        Objects.requireNonNull(other, "other");
+        if (other.pipeline != pipeline) {
+            throw new IllegalArgumentException(
+                    "windowJoin: the other stream belongs to another pipeline");
+        }
+        return new WindowJoin<>(
+                pipeline, input, keySelector, other.input, other.keySelector, assigner);
     }
 
     /** Adapts the one-state short form to the full {@link KeyedProcessFunction}. */

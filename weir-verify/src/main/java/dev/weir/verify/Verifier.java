@@ -115,6 +115,8 @@ public final class Verifier {
      *     of the source's; empty for no self-check)
      * @param kafkaBootstrap a Kafka cluster for a Kafka source or sink; null starts a broker as a
      *     child process (and then some kills restart it)
+     * @param workload {@code count} (per-key count and sum of every record) or {@code windows}
+     *     (per-key counts in event-time windows, {@link WindowWorkload})
      */
     public record Options(
             String source,
@@ -127,10 +129,19 @@ public final class Verifier {
             Path work,
             String jdbcUrl,
             List<String> seededBugs,
-            String kafkaBootstrap) {
+            String kafkaBootstrap,
+            String workload) {
         /** Validates the names and the key count, naming what to change. */
         public Options {
             VerifyInput.check(source, keys);
+            if (!workload.equals("count") && !workload.equals("windows")) {
+                throw new IllegalArgumentException(
+                        "unknown workload '" + workload + "'; use count or windows");
+            }
+            if (workload.equals("windows") && !(sink.equals("file") || sink.equals("log"))) {
+                throw new IllegalArgumentException(
+                        "the windows workload writes through --sink file or log, not " + sink);
+            }
             if (!SINKS.contains(sink)) {
                 throw new IllegalArgumentException(
                         "unknown sink '" + sink + "'; use file, log, postgres or kafka");
@@ -147,6 +158,34 @@ public final class Verifier {
                                     + seededBugNames(source, sink));
                 }
             }
+        }
+
+        /** Options of the count workload. */
+        public Options(
+                String source,
+                String sink,
+                int kills,
+                long seed,
+                long records,
+                int keys,
+                long rate,
+                Path work,
+                String jdbcUrl,
+                List<String> seededBugs,
+                String kafkaBootstrap) {
+            this(
+                    source,
+                    sink,
+                    kills,
+                    seed,
+                    records,
+                    keys,
+                    rate,
+                    work,
+                    jdbcUrl,
+                    seededBugs,
+                    kafkaBootstrap,
+                    "count");
         }
 
         /** Options without a Kafka cluster of the user's (a Kafka pair starts its own broker). */
@@ -372,7 +411,9 @@ public final class Verifier {
         Report report =
                 new Report(
                         options.source(),
-                        options.sink(),
+                        options.workload().equals("windows")
+                                ? options.sink() + " workload=windows"
+                                : options.sink(),
                         tally.kills,
                         fired.size(),
                         tally.cuts,
@@ -532,13 +573,21 @@ public final class Verifier {
         }
         List<String> committed = committed(work);
         Verdict verdict =
-                Checker.check(
-                        committed,
-                        options.records(),
-                        options.keys(),
-                        options.seed(),
-                        pending(work),
-                        seen);
+                options.workload().equals("windows")
+                        ? WindowWorkload.check(
+                                committed,
+                                options.records(),
+                                options.keys(),
+                                options.seed(),
+                                pending(work),
+                                seen)
+                        : Checker.check(
+                                committed,
+                                options.records(),
+                                options.keys(),
+                                options.seed(),
+                                pending(work),
+                                seen);
         if (failure != null) {
             verdict = verdict.withFailure(failure);
         }
@@ -753,6 +802,7 @@ public final class Verifier {
         if (kafkaTopic != null) {
             command.add("kafka-out=" + kafkaTopic);
         }
+        command.add("workload=" + options.workload());
         return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
 

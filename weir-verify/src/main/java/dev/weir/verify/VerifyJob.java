@@ -31,8 +31,9 @@ import java.util.Random;
  *
  * <p>Arguments: source ({@code sequence|log|files|kafka}), sink ({@code file|log|postgres|kafka}),
  * work directory, input directory, N, keys, seed, records per second, then {@code jdbc=<url>} for
- * postgres, {@code kafka=<bootstrap servers>} for a Kafka source or sink and {@code
- * kafka-out=<topic>} for the Kafka sink.
+ * postgres, {@code kafka=<bootstrap servers>} for a Kafka source or sink, {@code kafka-out=<topic>}
+ * for the Kafka sink and {@code workload=windows} for the windowed workload ({@link
+ * WindowWorkload}) instead of the per-key count and sum.
  *
  * <p>Prints for the harness: {@code RESTORED <id> <millis>} when it restores a checkpoint, {@code
  * CHECKPOINT <id>} when one completes, {@code ENDED <split> <records>} when a split ends, {@code
@@ -129,7 +130,12 @@ public final class VerifyJob {
         }
     }
 
-    /** The record numbers, from the chosen source with {@link VerifyInput#SOURCE_PARALLELISM}. */
+    /**
+     * The record numbers, from the chosen source with {@link VerifyInput#SOURCE_PARALLELISM}, or
+     * for the windowed workload one subtask per split: a subtask's watermark follows the records it
+     * reads, and splits read by one subtask at different paces would make most records of the
+     * slower ones late (watermarks per split inside a source subtask are not built yet).
+     */
     static DataStream<Long> numbers(
             Pipeline pipeline,
             String source,
@@ -137,7 +143,12 @@ public final class VerifyJob {
             long n,
             int keys,
             long rate,
-            Map<String, String> targets) {
+            Map<String, String> targets,
+            boolean windows) {
+        int parallelism =
+                windows && !source.equals("kafka") && !source.equals("files")
+                        ? VerifyInput.splitCount(source, input, n, keys)
+                        : VerifyInput.SOURCE_PARALLELISM;
         if (source.equals("kafka")) {
             return pipeline.source("input", VerifyInput.kafka(targets.get("kafka"), rate))
                     .parallelism(VerifyInput.SOURCE_PARALLELISM);
@@ -148,7 +159,7 @@ public final class VerifyJob {
                     .map(Long::parseLong);
         }
         return pipeline.source("input", VerifyInput.numbers(source, input, n, keys, rate))
-                .parallelism(VerifyInput.SOURCE_PARALLELISM);
+                .parallelism(parallelism);
     }
 
     public static void main(String[] args) throws Exception {
@@ -196,9 +207,18 @@ public final class VerifyJob {
                                         System.out.flush();
                                     }
                                 });
-        numbers(pipeline, source, input, n, keys, rate, targets)
-                .map(i -> input(i, order))
-                .keyBy(Input::key)
+        boolean windows = targets.getOrDefault("workload", "count").equals("windows");
+        DataStream<Input> inputs =
+                numbers(pipeline, source, input, n, keys, rate, targets, windows)
+                        .map(i -> input(i, order));
+        if (windows) {
+            pipeline.autoWatermarkInterval(Duration.ofMillis(5));
+            WindowWorkload.apply(inputs).sink("out", sink(kind, work, targets));
+            pipeline.run();
+            System.out.println("DONE");
+            return;
+        }
+        inputs.keyBy(Input::key)
                 .<CountSum, Update>process(
                         "count-sum",
                         Codecs.record(CountSum.class),

@@ -169,4 +169,35 @@ class VerifyIT {
                 .startsWith("verify: source=" + source + " sink=" + sink + " kills=")
                 .contains(" lost=0 duplicated=0 reordered=0 dangling=0 ");
     }
+
+    @Test
+    void theWindowedWorkloadCommitsEachWindowOfEachKeyOnceThroughKills() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        Verifier.Report report =
+                new Verifier(
+                                new Verifier.Options(
+                                        "log",
+                                        "file",
+                                        4,
+                                        SEED,
+                                        3_000,
+                                        50,
+                                        6_000,
+                                        dir,
+                                        null,
+                                        List.of("fallback-older"),
+                                        null,
+                                        "windows"),
+                                out)
+                        .run();
+        String log = bytes.toString(StandardCharsets.UTF_8);
+
+        assertThat(report.findings().problems()).as(log).isEmpty();
+        assertThat(report.kills()).as("kills that happened").isPositive();
+        assertThat(report.bugsCaught()).as(log).isEqualTo(1);
+        assertThat(lastLine(bytes))
+                .startsWith("verify: source=log sink=file workload=windows kills=")
+                .contains(" lost=0 duplicated=0 reordered=0 dangling=0 ");
+    }
 }

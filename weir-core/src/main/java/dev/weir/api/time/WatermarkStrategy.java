@@ -27,10 +27,13 @@ public final class WatermarkStrategy<T> implements Serializable {
 
     private final GeneratorFactory<T> generators;
     private final TimestampAssigner<T> assigner;
+    private final long idleTimeoutMillis;
 
-    private WatermarkStrategy(GeneratorFactory<T> generators, TimestampAssigner<T> assigner) {
+    private WatermarkStrategy(
+            GeneratorFactory<T> generators, TimestampAssigner<T> assigner, long idleTimeoutMillis) {
         this.generators = generators;
         this.assigner = assigner;
+        this.idleTimeoutMillis = idleTimeoutMillis;
     }
 
     /**
@@ -50,17 +53,39 @@ public final class WatermarkStrategy<T> implements Serializable {
         if (bound < 0) {
             throw new IllegalArgumentException("maxOutOfOrderness must not be negative");
         }
-        return new WatermarkStrategy<>(() -> new BoundedOutOfOrderness<>(bound), null);
+        return new WatermarkStrategy<>(() -> new BoundedOutOfOrderness<>(bound), null, 0);
     }
 
     /** A strategy with a generator of the user's own. */
     public static <T> WatermarkStrategy<T> forGenerator(GeneratorFactory<T> generators) {
-        return new WatermarkStrategy<>(Objects.requireNonNull(generators, "generators"), null);
+        return new WatermarkStrategy<>(Objects.requireNonNull(generators, "generators"), null, 0);
     }
 
     /** This strategy, reading timestamps with {@code assigner}. */
     public WatermarkStrategy<T> withTimestampAssigner(TimestampAssigner<T> assigner) {
-        return new WatermarkStrategy<>(generators, Objects.requireNonNull(assigner, "assigner"));
+        return new WatermarkStrategy<>(
+                generators, Objects.requireNonNull(assigner, "assigner"), idleTimeoutMillis);
+    }
+
+    /**
+     * This strategy, marking a subtask idle once it saw no record for {@code timeout} of processing
+     * time (checked every auto-watermark interval): consumers then leave it out of the minimum that
+     * makes their watermark, so a split or partition without data does not hold event time back for
+     * the whole job. Its next record makes it active again, with the watermark it had; records it
+     * then sends may be late for windows that fired meanwhile.
+     */
+    public WatermarkStrategy<T> withIdleness(Duration timeout) {
+        long millis = Objects.requireNonNull(timeout, "timeout").toMillis();
+        if (millis <= 0) {
+            throw new IllegalArgumentException(
+                    "idleness timeout must be at least 1 ms: " + timeout);
+        }
+        return new WatermarkStrategy<>(generators, assigner, millis);
+    }
+
+    /** The idleness timeout in ms, or 0 if a subtask is never marked idle. */
+    public long idleTimeoutMillis() {
+        return idleTimeoutMillis;
     }
 
     /** The timestamp assigner, or null if records keep the timestamps they carry. */

@@ -11,6 +11,7 @@ import dev.weir.api.state.KeyedStateStore;
 import dev.weir.api.state.ListState;
 import dev.weir.api.time.TimeDomain;
 import dev.weir.api.time.TimerService;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -27,6 +28,10 @@ import java.util.Set;
  * (event and processing time), so they are checkpointed, restored and redistributed by key group
  * like any state, and {@link #afterStateRestored} rebuilds the in-memory queues from them. A queue
  * entry deleted by the function is skipped when it comes up (lazy deletion).
+ *
+ * <p>The operator's watermark is its non-keyed state: restored, it never goes back below what the
+ * checkpoint saw (subtasks added by rescaling up get no old state and start from the inputs'
+ * watermarks).
  */
 public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     /** Internal state holding each key's event-time timers. */
@@ -46,6 +51,9 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     private ProcessingTimeService timeService;
     private Map<String, Output> sideOutputs;
     private long watermark = Long.MIN_VALUE;
+
+    /** The largest watermark before the end of input raised it to MAX_VALUE. */
+    private long watermarkBeforeEnd = Long.MIN_VALUE;
 
     private final Timers eventTimers = new Timers();
     private final Timers processingTimers = new Timers();
@@ -144,11 +152,43 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         }
     }
 
+    /**
+     * The watermark reached here, 8 bytes: a restore starts from it instead of {@link
+     * Long#MIN_VALUE}, so records replayed after a restore are late exactly when they were late
+     * before (a window that fired and was dropped before the checkpoint is not opened again). Not
+     * the end of input's MAX_VALUE: a job resumed on more input goes on from the last real one.
+     */
+    @Override
+    public byte[] snapshotOperatorState(long checkpointId) {
+        long saved = watermark == Long.MAX_VALUE ? watermarkBeforeEnd : watermark;
+        return ByteBuffer.allocate(Long.BYTES).putLong(saved).array();
+    }
+
+    /** Starts from the smallest watermark of the old subtasks assigned to this one. */
+    @Override
+    public void restoreOperatorState(List<byte[]> states) {
+        long restored = Long.MAX_VALUE;
+        for (byte[] state : states) {
+            restored = Math.min(restored, ByteBuffer.wrap(state).getLong());
+        }
+        if (!states.isEmpty()) {
+            watermark = restored;
+            watermarkBeforeEnd = restored;
+        }
+    }
+
     @Override
     public boolean processWatermark(long newWatermark) {
-        watermark = newWatermark;
+        if (newWatermark == Output.IDLE) {
+            return true;
+        }
+        // After a restore the inputs start again from below the restored watermark: never go back.
+        watermark = Math.max(watermark, newWatermark);
+        if (newWatermark != Long.MAX_VALUE) {
+            watermarkBeforeEnd = watermark;
+        }
         try {
-            fire(eventTimers, newWatermark, TimeDomain.EVENT_TIME, eventTimerState);
+            fire(eventTimers, watermark, TimeDomain.EVENT_TIME, eventTimerState);
         } catch (UserCodeException e) {
             throw e;
         } catch (Exception e) {

@@ -351,7 +351,12 @@ public final class Task {
                 head.collect(records[i]);
             }
         } else if (item instanceof ControlEvent.Watermark mark) {
-            advanceWatermark(watermarks.onWatermark(inputs.lastChannel(), mark.timestamp()));
+            long next = watermarks.onWatermark(inputs.lastChannel(), mark.timestamp());
+            if (next == watermark && next != Long.MIN_VALUE) {
+                head.emitWatermark(next); // was idle, active again: tells the consumers
+            } else {
+                advanceWatermark(next);
+            }
         } else if (item instanceof ControlEvent.Barrier barrier) {
             onBarrier(barrier);
         } else if (item instanceof ControlEvent.EndOfInput) {
@@ -394,7 +399,9 @@ public final class Task {
      * the event-time timers it makes due, and on to the writers.
      */
     private void advanceWatermark(long newWatermark) {
-        if (newWatermark > watermark) {
+        if (newWatermark == Output.IDLE) {
+            head.emitWatermark(Output.IDLE); // every open input is idle, so is this task's output
+        } else if (newWatermark > watermark) {
             watermark = newWatermark;
             head.emitWatermark(newWatermark);
         }

@@ -1,20 +1,26 @@
 package dev.weir.internal.runtime;
 
+import dev.weir.internal.operators.Output;
 import java.util.Arrays;
 
 /**
  * The watermark of a task with several input channels: the minimum over the channels that have not
- * ended, which only ever grows (a channel's own watermark never goes back either). Single-threaded:
- * the task's.
+ * ended and are not idle, which only ever grows (a channel's own watermark never goes back either).
+ * When every open channel is idle, so is the task. Single-threaded: the task's.
  */
 final class WatermarkTracker {
     private final long[] channels;
     private final boolean[] ended;
+    private final boolean[] idle;
     private long current = Long.MIN_VALUE;
+
+    /** True while every open channel is idle (and the task said so downstream). */
+    private boolean taskIdle;
 
     WatermarkTracker(int channels) {
         this.channels = new long[channels];
         this.ended = new boolean[channels];
+        this.idle = new boolean[channels];
         Arrays.fill(this.channels, Long.MIN_VALUE);
     }
 
@@ -25,14 +31,31 @@ final class WatermarkTracker {
 
     /**
      * Watermark {@code watermark} arrived on {@code channel}; returns the task's new watermark if
-     * it advanced, else {@link Long#MIN_VALUE}.
+     * it advanced, {@link Output#IDLE} if every open channel is now idle, the unchanged {@link
+     * #current()} if the task was idle and is active again (its consumers must hear of it), else
+     * {@link Long#MIN_VALUE}.
+     *
+     * <p>{@link Output#IDLE} marks {@code channel} idle: it is left out of the minimum until a real
+     * watermark arrives on it.
      */
     long onWatermark(int channel, long watermark) {
-        if (watermark > channels[channel]) {
-            channels[channel] = watermark;
+        if (watermark == Output.IDLE) {
+            if (idle[channel]) {
+                return Long.MIN_VALUE;
+            }
+            idle[channel] = true;
             return advance();
         }
-        return Long.MIN_VALUE;
+        idle[channel] = false;
+        if (watermark > channels[channel]) {
+            channels[channel] = watermark;
+        }
+        long advanced = advance();
+        if (taskIdle) {
+            taskIdle = false;
+            return advanced != Long.MIN_VALUE ? advanced : current;
+        }
+        return advanced;
     }
 
     /** {@code channel} ended; returns the new watermark if that advanced it, else MIN_VALUE. */
@@ -44,14 +67,25 @@ final class WatermarkTracker {
     private long advance() {
         long min = Long.MAX_VALUE;
         boolean open = false;
+        boolean active = false;
         for (int i = 0; i < channels.length; i++) {
             if (!ended[i]) {
                 open = true;
-                min = Math.min(min, channels[i]);
+                if (!idle[i]) {
+                    active = true;
+                    min = Math.min(min, channels[i]);
+                }
             }
         }
         if (!open) {
             return Long.MIN_VALUE; // all ended: the task's end of input emits the final one
+        }
+        if (!active) {
+            if (taskIdle) {
+                return Long.MIN_VALUE;
+            }
+            taskIdle = true;
+            return Output.IDLE;
         }
         if (min > current) {
             current = min;

@@ -2,6 +2,7 @@ package dev.weir.internal.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.weir.internal.operators.Output;
 import org.junit.jupiter.api.Test;
 
 /** A task's watermark: the minimum over its open inputs, never going back. */
@@ -26,5 +27,33 @@ class WatermarkTrackerTest {
         assertThat(tracker.onEnd(2)).isEqualTo(20);
         assertThat(tracker.onEnd(1)).isEqualTo(50);
         assertThat(tracker.onEnd(0)).as("all ended: the end of input takes over").isEqualTo(NONE);
+    }
+
+    @Test
+    void anIdleChannelIsLeftOutOfTheMinimumUntilItsNextWatermark() {
+        WatermarkTracker tracker = new WatermarkTracker(2);
+        assertThat(tracker.onWatermark(0, 10)).isEqualTo(NONE);
+        assertThat(tracker.onWatermark(1, Output.IDLE)).as("channel 1 idle").isEqualTo(10);
+        assertThat(tracker.onWatermark(0, 30)).isEqualTo(30);
+        assertThat(tracker.onWatermark(1, 20))
+                .as("active again, behind: the task's watermark does not go back")
+                .isEqualTo(NONE);
+        assertThat(tracker.onWatermark(0, 40)).isEqualTo(NONE);
+        assertThat(tracker.onWatermark(1, 35)).isEqualTo(35);
+    }
+
+    @Test
+    void aTaskWhoseOpenChannelsAreAllIdleIsIdleAndSaysWhenItIsActiveAgain() {
+        WatermarkTracker tracker = new WatermarkTracker(3);
+        tracker.onWatermark(0, 10);
+        tracker.onWatermark(1, 10);
+        tracker.onEnd(2);
+        assertThat(tracker.onWatermark(0, Output.IDLE)).isEqualTo(NONE);
+        assertThat(tracker.onWatermark(1, Output.IDLE)).isEqualTo(Output.IDLE);
+        assertThat(tracker.onWatermark(1, Output.IDLE)).as("said once").isEqualTo(NONE);
+        assertThat(tracker.onWatermark(0, 5))
+                .as("active again at the watermark it had")
+                .isEqualTo(10);
+        assertThat(tracker.onWatermark(0, 15)).isEqualTo(15);
     }
 }

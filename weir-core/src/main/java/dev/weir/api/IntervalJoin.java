@@ -1,0 +1,114 @@
+package dev.weir.api;
+
+import dev.weir.api.codec.Codec;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.function.KeySelector;
+import dev.weir.api.function.ProcessJoinFunction;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * An interval join of two keyed streams in event time ({@link KeyedStream#intervalJoin}): each left
+ * record {@code l} meets each right record {@code r} of the same key with {@code l.time + lower <=
+ * r.time <= l.time + upper}.
+ *
+ * <pre>{@code
+ * clicks.keyBy(Click::user)
+ *         .intervalJoin(orders.keyBy(Order::user))
+ *         .between(Duration.ofMinutes(-5), Duration.ZERO) // orders up to 5 min after a click
+ *         .process("clicks-to-orders", (click, order, context, out) -> out.collect(...));
+ * }</pre>
+ *
+ * <h2>How it runs</h2>
+ *
+ * Both inputs are tagged and merged (a union, so the join task aligns checkpoint barriers over the
+ * channels of both and its watermark is the minimum of both), keyed by their key selectors and
+ * joined by a keyed process function: each side's records wait in keyed state (by timestamp) until
+ * the watermark shows no record of the other side can still meet them, when an event-time timer
+ * drops them. So the buffers are checkpointed, restored and rescaled like any keyed state. A record
+ * at or behind the watermark when it arrives is dropped (it could miss partners already dropped).
+ * Results carry the timestamp of the record whose arrival made the pair.
+ *
+ * @param <K> key type
+ * @param <L> left record type
+ * @param <R> right record type
+ */
+public final class IntervalJoin<K, L, R> {
+    private final Pipeline pipeline;
+    private final StepBuilder left;
+    private final KeySelector<? super L, K> leftKey;
+    private final StepBuilder right;
+    private final KeySelector<? super R, K> rightKey;
+    private final long lowerMillis;
+    private final long upperMillis;
+
+    IntervalJoin(
+            Pipeline pipeline,
+            StepBuilder left,
+            KeySelector<? super L, K> leftKey,
+            StepBuilder right,
+            KeySelector<? super R, K> rightKey,
+            long lowerMillis,
+            long upperMillis) {
+        this.pipeline = pipeline;
+        this.left = left;
+        this.leftKey = leftKey;
+        this.right = right;
+        this.rightKey = rightKey;
+        this.lowerMillis = lowerMillis;
+        this.upperMillis = upperMillis;
+    }
+
+    /**
+     * Joins a left record at time t with the right records in {@code [t + lower, t + upper]} (both
+     * ends included; either may be negative).
+     */
+    public IntervalJoin<K, L, R> between(Duration lower, Duration upper) {
+        long lo = Objects.requireNonNull(lower, "lower").toMillis();
+        long up = Objects.requireNonNull(upper, "upper").toMillis();
+        if (lo > up) {
+            throw new IllegalArgumentException(
+                    "interval join: lower bound " + lower + " is after upper bound " + upper);
+        }
+        return new IntervalJoin<>(pipeline, left, leftKey, right, rightKey, lo, up);
+    }
+
+    /** Joins with {@code function}; buffered records are stored with {@link Codecs#auto()}. */
+    public <O> DataStream<O> process(String name, ProcessJoinFunction<L, R, O> function) {
+        return process(name, function, Codecs.auto(), Codecs.auto());
+    }
+
+    /** Joins with {@code function}, storing buffered records with the two codecs. */
+    @SuppressWarnings("unchecked")
+    public <O> DataStream<O> process(
+            String name,
+            ProcessJoinFunction<L, R, O> function,
+            Codec<L> leftCodec,
+            Codec<R> rightCodec) {
+        Objects.requireNonNull(function, "function");
+        Objects.requireNonNull(leftCodec, "leftCodec");
+        Objects.requireNonNull(rightCodec, "rightCodec");
+        DataStream<IntervalJoinProcess.Side> lefts =
+                new DataStream<L>(pipeline, left).map(l -> new IntervalJoinProcess.Side(true, l));
+        DataStream<IntervalJoinProcess.Side> rights =
+                new DataStream<R>(pipeline, right).map(r -> new IntervalJoinProcess.Side(false, r));
+        KeySelector<? super L, K> lk = leftKey;
+        KeySelector<? super R, K> rk = rightKey;
+        IntervalJoinProcess.Spec spec =
+                new IntervalJoinProcess.Spec(
+                        name,
+                        lowerMillis,
+                        upperMillis,
+                        (Codec<Object>) leftCodec,
+                        (Codec<Object>) rightCodec,
+                        (ProcessJoinFunction<Object, Object, Object>)
+                                (ProcessJoinFunction<?, ?, ?>) function);
+        return lefts.union(rights)
+                .keyBy(
+                        (IntervalJoinProcess.Side side) ->
+                                side.left()
+                                        ? lk.getKey((L) side.value())
+                                        : rk.getKey((R) side.value()))
+                .process(name, () -> new IntervalJoinProcess<K, O>(spec));
+    }
+}

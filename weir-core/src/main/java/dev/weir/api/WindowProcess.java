@@ -1,0 +1,386 @@
+package dev.weir.api;
+
+import dev.weir.api.codec.Codec;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.function.AggregateFunction;
+import dev.weir.api.function.Collector;
+import dev.weir.api.function.KeyedProcessFunction;
+import dev.weir.api.function.ProcessWindowFunction;
+import dev.weir.api.state.ListState;
+import dev.weir.api.state.MapState;
+import dev.weir.api.time.TimeDomain;
+import dev.weir.api.time.TimerService;
+import dev.weir.api.window.TimeWindow;
+import dev.weir.api.window.WindowAssigner;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * Runs the windows of a {@link WindowedStream} as a keyed process function, so windows are built on
+ * the keyed-process machinery: their contents are keyed state and their firing times are keyed
+ * timers, and both are checkpointed, restored and redistributed on rescaling with their keys.
+ *
+ * <h2>State of a key</h2>
+ *
+ * {@code windows}: a map from each open window to its accumulator (incremental functions) or to the
+ * number of its records (window functions that see all records, whose records are kept in the list
+ * {@code elements} as (window, record) pairs, so that adding one is an append).
+ *
+ * <h2>When windows fire</h2>
+ *
+ * Event time: a window fires when the watermark reaches its {@link TimeWindow#maxTimestamp()} (one
+ * timer per window) and is dropped at its cleanup time, {@code maxTimestamp + allowedLateness} (a
+ * second timer, if the lateness is not zero). A record whose windows are all past their cleanup
+ * time is late: it goes to the late-data side output, or is dropped. A record admitted into a
+ * window that already fired fires it again at once, with all its records (an updated result).
+ * Processing time: a window fires and is dropped when the clock reaches its end; at the end of a
+ * bounded input the windows still open fire. Session windows merge when a record's window {@code
+ * [t, t + gap)} touches open ones; their timers are not deleted: a timer finding no window ending
+ * at its time does nothing.
+ */
+final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
+    private static final long serialVersionUID = 1L;
+
+    /** What a window keeps: an accumulator (incremental) or its records. */
+    record Contents(AggregateFunction<Object, Object, Object> aggregate, Codec<Object> codec)
+            implements Serializable {
+        boolean incremental() {
+            return aggregate != null;
+        }
+    }
+
+    /** The settings of a windowed step. */
+    record Spec(
+            String name,
+            WindowAssigner assigner,
+            long allowedLatenessMillis,
+            OutputTag<Object> lateTag,
+            Contents contents,
+            ProcessWindowFunction<Object, Object, Object> function)
+            implements Serializable {}
+
+    private final Spec spec;
+    private final boolean eventTime;
+    private transient MapState<TimeWindow, Object> windows;
+    private transient ListState<Windowed> elements;
+    private transient WindowContext windowContext;
+
+    WindowProcess(Spec spec) {
+        this.spec = spec;
+        this.eventTime = spec.assigner().timeDomain() == TimeDomain.EVENT_TIME;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open(OpenContext context) {
+        windowContext = new WindowContext();
+        Codec<?> valueCodec = spec.contents().incremental() ? spec.contents().codec() : Codecs.INT;
+        windows =
+                context.states().mapState("windows", TimeWindow.CODEC, (Codec<Object>) valueCodec);
+        if (!spec.contents().incremental()) {
+            elements =
+                    context.states()
+                            .listState("elements", new WindowedCodec(spec.contents().codec()));
+        }
+    }
+
+    @Override
+    public void process(T value, Context<K, R> context, Collector<R> out) throws Exception {
+        TimerService timers = context.timers();
+        long time;
+        if (eventTime) {
+            if (!context.hasTimestamp()) {
+                throw new IllegalStateException(
+                        "window '"
+                                + spec.name()
+                                + "' uses event time but its records carry no timestamp; call"
+                                + " assignTimestampsAndWatermarks before keyBy, or use"
+                                + " WindowAssigner.inProcessingTime()");
+            }
+            time = context.timestamp();
+        } else {
+            time = timers.currentProcessingTime();
+        }
+        long watermark = timers.currentWatermark();
+        windowContext.enter(context);
+        boolean admitted =
+                spec.assigner().isMerging()
+                        ? addToSession(value, time, watermark, context, out)
+                        : addToWindows(value, time, watermark, context, out);
+        if (!admitted && spec.lateTag() != null) {
+            context.output(spec.lateTag(), value);
+        }
+    }
+
+    private boolean addToWindows(
+            T value, long time, long watermark, Context<K, R> context, Collector<R> out)
+            throws Exception {
+        boolean admitted = false;
+        for (TimeWindow window : spec.assigner().assignWindows(time)) {
+            if (isLate(window, watermark)) {
+                continue;
+            }
+            admitted = true;
+            add(window, value);
+            afterAdd(window, watermark, context, out);
+        }
+        return admitted;
+    }
+
+    private boolean addToSession(
+            T value, long time, long watermark, Context<K, R> context, Collector<R> out)
+            throws Exception {
+        TimeWindow merged = spec.assigner().assignWindows(time).get(0);
+        List<TimeWindow> absorbed = new ArrayList<>();
+        boolean grew = true;
+        while (grew) {
+            grew = false;
+            for (TimeWindow open : windows.entries().keySet()) {
+                if (!absorbed.contains(open) && open.intersects(merged)) {
+                    absorbed.add(open);
+                    merged = merged.cover(open);
+                    grew = true;
+                }
+            }
+        }
+        if (absorbed.isEmpty() && isLate(merged, watermark)) {
+            return false;
+        }
+        if (!(absorbed.size() == 1 && absorbed.get(0).equals(merged))) {
+            mergeInto(merged, absorbed);
+        }
+        add(merged, value);
+        afterAdd(merged, watermark, context, out);
+        return true;
+    }
+
+    /** Moves the contents of {@code absorbed} windows into the new window {@code merged}. */
+    private void mergeInto(TimeWindow merged, List<TimeWindow> absorbed) throws Exception {
+        if (absorbed.isEmpty()) {
+            return;
+        }
+        Object combined = null;
+        for (TimeWindow window : absorbed) {
+            Object contents = windows.get(window);
+            windows.remove(window);
+            if (spec.contents().incremental()) {
+                combined =
+                        combined == null
+                                ? contents
+                                : spec.contents().aggregate().merge(combined, contents);
+            } else {
+                combined = (combined == null ? 0 : (Integer) combined) + (Integer) contents;
+            }
+        }
+        windows.put(merged, combined);
+        if (!spec.contents().incremental()) {
+            List<Windowed> relabelled = new ArrayList<>(elements.get().size());
+            for (Windowed element : elements.get()) {
+                relabelled.add(
+                        absorbed.contains(element.window())
+                                ? new Windowed(merged, element.value())
+                                : element);
+            }
+            elements.update(relabelled);
+        }
+    }
+
+    private void add(TimeWindow window, T value) throws Exception {
+        Object contents = windows.get(window);
+        if (spec.contents().incremental()) {
+            AggregateFunction<Object, Object, Object> aggregate = spec.contents().aggregate();
+            Object accumulator = contents == null ? aggregate.createAccumulator() : contents;
+            windows.put(window, aggregate.add(value, accumulator));
+        } else {
+            windows.put(window, contents == null ? 1 : (Integer) contents + 1);
+            elements.add(new Windowed(window, value));
+        }
+    }
+
+    /** Fires a window already due (a late record within the lateness) or sets its timers. */
+    private void afterAdd(
+            TimeWindow window, long watermark, Context<K, R> context, Collector<R> out)
+            throws Exception {
+        TimerService timers = context.timers();
+        if (!eventTime) {
+            timers.registerProcessingTimeTimer(window.maxTimestamp());
+            return;
+        }
+        if (window.maxTimestamp() <= watermark) {
+            emit(context.key(), window, out);
+        } else {
+            timers.registerEventTimeTimer(window.maxTimestamp());
+        }
+        if (spec.allowedLatenessMillis() > 0) {
+            timers.registerEventTimeTimer(cleanupTime(window));
+        }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext<K, R> context, Collector<R> out)
+            throws Exception {
+        if (context.timeDomain() != spec.assigner().timeDomain()) {
+            return;
+        }
+        windowContext.enter(context);
+        for (TimeWindow window : new TreeSet<>(windows.entries().keySet())) {
+            if (eventTime) {
+                if (window.maxTimestamp() == timestamp) {
+                    emit(context.key(), window, out);
+                }
+                if (cleanupTime(window) <= timestamp) {
+                    purge(window);
+                }
+            } else if (window.maxTimestamp() <= timestamp) {
+                emit(context.key(), window, out);
+                purge(window);
+            }
+        }
+    }
+
+    /** Processing-time windows still open when a bounded input ends fire now. */
+    @Override
+    public void onEndOfInput(EndOfInputContext<K, R> context, Collector<R> out) throws Exception {
+        windowContext.call = null;
+        windowContext.end = context;
+        context.forEachKey(
+                key -> {
+                    for (TimeWindow window : new TreeSet<>(windows.entries().keySet())) {
+                        emit(key, window, out);
+                        purge(window);
+                    }
+                });
+    }
+
+    @SuppressWarnings("unchecked")
+    private void emit(K key, TimeWindow window, Collector<R> out) throws Exception {
+        Object contents = windows.get(window);
+        Iterable<Object> values;
+        if (spec.contents().incremental()) {
+            values = List.of(spec.contents().aggregate().getResult(contents));
+        } else {
+            List<Object> records = new ArrayList<>((Integer) contents);
+            for (Windowed element : elements.get()) {
+                if (element.window().equals(window)) {
+                    records.add(element.value());
+                }
+            }
+            values = records;
+        }
+        windowContext.window = window;
+        spec.function().process(key, windowContext, values, (Collector<Object>) out);
+    }
+
+    private void purge(TimeWindow window) {
+        windows.remove(window);
+        if (!spec.contents().incremental()) {
+            List<Windowed> kept = new ArrayList<>();
+            for (Windowed element : elements.get()) {
+                if (!element.window().equals(window)) {
+                    kept.add(element);
+                }
+            }
+            if (kept.isEmpty()) {
+                elements.clear();
+            } else {
+                elements.update(kept);
+            }
+        }
+    }
+
+    /** True if the watermark passed the window's cleanup time: it takes no more records. */
+    private boolean isLate(TimeWindow window, long watermark) {
+        return eventTime && cleanupTime(window) <= watermark;
+    }
+
+    private long cleanupTime(TimeWindow window) {
+        long cleanup = window.maxTimestamp() + spec.allowedLatenessMillis();
+        return cleanup < window.maxTimestamp() ? Long.MAX_VALUE : cleanup;
+    }
+
+    /** The context a window function sees; one instance, updated before each call. */
+    private static final class WindowContext implements ProcessWindowFunction.Context {
+        TimeWindow window;
+
+        /** The context of the current process or onTimer call, or null at the end of input. */
+        Context<?, ?> call;
+
+        /** The context of the end of input, or null before. */
+        EndOfInputContext<?, ?> end;
+
+        /** The timers of the last call (the clock, after the end of input). */
+        TimerService timers;
+
+        void enter(Context<?, ?> context) {
+            call = context;
+            timers = context.timers();
+        }
+
+        @Override
+        public TimeWindow window() {
+            return window;
+        }
+
+        @Override
+        public long currentWatermark() {
+            return call != null ? call.timers().currentWatermark() : Long.MAX_VALUE;
+        }
+
+        @Override
+        public long currentProcessingTime() {
+            return timers != null ? timers.currentProcessingTime() : System.currentTimeMillis();
+        }
+
+        @Override
+        public <X> void output(OutputTag<X> tag, X value) {
+            if (call != null) {
+                call.output(tag, value);
+            } else {
+                end.output(tag, value);
+            }
+        }
+    }
+
+    /** One record of a window kept whole. */
+    record Windowed(TimeWindow window, Object value) {}
+
+    /** Writes a (window, record) pair with the record's codec. */
+    private static final class WindowedCodec implements Codec<Windowed> {
+        private static final long serialVersionUID = 1L;
+        private static final String PREFIX = "weir.windowed(";
+        private final Codec<Object> element;
+
+        WindowedCodec(Codec<Object> element) {
+            this.element = element;
+        }
+
+        @Override
+        public void encode(Windowed value, DataOutput out) throws IOException {
+            TimeWindow.CODEC.encode(value.window(), out);
+            element.encode(value.value(), out);
+        }
+
+        @Override
+        public Windowed decode(DataInput in) throws IOException {
+            return new Windowed(TimeWindow.CODEC.decode(in), element.decode(in));
+        }
+
+        @Override
+        public String id() {
+            return PREFIX + element.id() + ")";
+        }
+
+        @Override
+        public boolean canRead(String writtenBy) {
+            return writtenBy.startsWith(PREFIX)
+                    && writtenBy.endsWith(")")
+                    && element.canRead(
+                            writtenBy.substring(PREFIX.length(), writtenBy.length() - 1));
+        }
+    }
+}
