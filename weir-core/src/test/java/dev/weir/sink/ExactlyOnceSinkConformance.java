@@ -46,11 +46,14 @@ public abstract class ExactlyOnceSinkConformance {
     }
 
     protected JobResult runJob(Path output, Path checkpoints) throws Exception {
+        return runJob(output, checkpoints, Duration.ofMillis(20));
+    }
+
+    protected JobResult runJob(Path output, Path checkpoints, Duration interval) throws Exception {
         Pipeline pipeline =
                 Pipeline.create("sink-conformance")
                         .parallelism(2)
-                        .checkpointing(
-                                CheckpointConfig.exactlyOnce(Duration.ofMillis(20), checkpoints))
+                        .checkpointing(CheckpointConfig.exactlyOnce(interval, checkpoints))
                         .restartStrategy(RestartStrategy.fixedDelay(5, Duration.ZERO));
         pipeline.source("numbers", Sources.sequence(1, N, 2, 50_000))
                 .map(n -> Long.toString(n))
@@ -102,6 +105,24 @@ public abstract class ExactlyOnceSinkConformance {
         FaultPoints.throwAt(point, hit);
         JobResult result = runJob(output, temp.resolve("chk"));
         assertThat(result.restarts()).as("the fault fired").isPositive();
+        assertExactlyOnce(readCommitted(output));
+        assertThat(dangling(output)).isEmpty();
+    }
+
+    /**
+     * A bounded job whose only checkpoint is the final one, and that one fails: the job must try it
+     * again (nothing else would trigger one, and the sink waits for it to commit its data), not
+     * wait forever.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"manifest.before-rename", "checkpoint.all-acknowledged", "snapshot.before-write"})
+    @org.junit.jupiter.api.Timeout(120) // it used to wait forever
+    void aFinalCheckpointThatFailsIsTriedAgain(String point) throws Exception {
+        Path output = temp.resolve("out");
+        FaultPoints.throwAt(point, 1);
+        JobResult result = runJob(output, temp.resolve("chk"), Duration.ofHours(1));
+        assertThat(FaultPoints.hits(point)).as("the fault fired").isPositive();
+        assertThat(result.restarts()).isZero();
         assertExactlyOnce(readCommitted(output));
         assertThat(dangling(output)).isEmpty();
     }

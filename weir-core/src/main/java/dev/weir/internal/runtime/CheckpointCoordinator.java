@@ -451,6 +451,9 @@ final class CheckpointCoordinator {
         IllegalStateException failure =
                 new IllegalStateException("checkpoint " + id + " aborted: " + reason, cause);
         checkpoint.future.completeExceptionally(failure);
+        if (!failTheJob && !checkpoint.savepoint) {
+            retryFinalLater();
+        }
         if (failTheJob) {
             failJob.accept(
                     new dev.weir.api.checkpoint.CheckpointFailedException(
@@ -469,6 +472,34 @@ final class CheckpointCoordinator {
                                     + " or withTimeout",
                             failure));
         }
+    }
+
+    /**
+     * After a failed checkpoint of a job whose tasks all finished: nothing else would trigger one
+     * (periodic triggering stops at the end of input), and the sinks wait for a final checkpoint to
+     * commit their last data, so the job would wait forever. Tries again shortly, until one
+     * completes or {@link CheckpointConfig#tolerableFailures()} fails the job.
+     */
+    private void retryFinalLater() {
+        synchronized (this) {
+            if (stopped || !allFinished()) {
+                return;
+            }
+        }
+        long delayMs = Math.max(100, config.minPause().toMillis());
+        try {
+            timer.schedule(this::retryFinal, delayMs, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // Stopping.
+        }
+    }
+
+    private synchronized void retryFinal() {
+        if (stopped || !pending.isEmpty() || !allFinished()) {
+            return;
+        }
+        LOG.info("job {}: trying its final checkpoint again", jobName);
+        start(null);
     }
 
     /**

@@ -77,6 +77,17 @@ public final class FaultPoints {
         throwAt = java.util.Map.copyOf(next);
     }
 
+    /** How often {@code name} was reached since its {@link #throwAt} (0 if not armed). */
+    public static long hits(String name) {
+        long[] target = throwAt.get(name);
+        if (target == null) {
+            return 0;
+        }
+        synchronized (target) {
+            return target[1];
+        }
+    }
+
     /** Disarms every {@link #throwAt}. */
     public static void disarm() {
         throwAt = java.util.Map.of();
