@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The writer of one {@link WriteAheadSink} subtask: buffers records until the barrier, hands the
@@ -24,24 +26,44 @@ public final class WriteAheadSinkWriter<T> implements TransactionalWriter<T, Bat
     /** Sends a complete checkpoint's records: the sink's {@code send}. */
     @FunctionalInterface
     public interface Sender<T> {
-        void send(List<T> records, long checkpointId) throws Exception;
+        void send(Batch<T> batch) throws Exception;
     }
 
-    private final Path progress;
+    private final Path directory;
+    private final String sinkName;
+    private final int subtask;
     private final Sender<T> sender;
     private List<T> buffer = new ArrayList<>();
-    private long lastSent;
+
+    /** Per origin subtask, the last checkpoint id its progress file says was sent. */
+    private final Map<Integer, Long> lastSent = new HashMap<>();
 
     /**
-     * A writer that records what it sent in {@code progress} (its directory exists) and reads it
-     * now.
+     * The writer of subtask {@code subtask}, recording what it sent in {@code directory} (which
+     * exists), one file per origin subtask: {@code <sinkName>-<origin>.sent}.
      *
-     * @throws IOException if the progress file cannot be read or is damaged
+     * @throws IOException if its own progress file cannot be read or is damaged
      */
-    public WriteAheadSinkWriter(Path progress, Sender<T> sender) throws IOException {
-        this.progress = progress;
+    public WriteAheadSinkWriter(Path directory, String sinkName, int subtask, Sender<T> sender)
+            throws IOException {
+        this.directory = directory;
+        this.sinkName = sinkName;
+        this.subtask = subtask;
         this.sender = sender;
-        this.lastSent = readProgress(progress);
+        lastSent(subtask);
+    }
+
+    private Path progress(int origin) {
+        return directory.resolve(sinkName + "-" + origin + ".sent");
+    }
+
+    private long lastSent(int origin) throws IOException {
+        Long known = lastSent.get(origin);
+        if (known == null) {
+            known = readProgress(progress(origin));
+            lastSent.put(origin, known);
+        }
+        return known;
     }
 
     @Override
@@ -54,20 +76,23 @@ public final class WriteAheadSinkWriter<T> implements TransactionalWriter<T, Bat
         if (buffer.isEmpty()) {
             return null;
         }
-        Batch<T> batch = new Batch<>(checkpointId, buffer);
+        Batch<T> batch = new Batch<>(checkpointId, subtask, buffer);
         buffer = new ArrayList<>();
         return batch;
     }
 
     @Override
     public void commit(Batch<T> batch) throws Exception {
-        if (batch.checkpointId() <= lastSent) {
+        // A batch restored from before origins were recorded counts as this subtask's own.
+        int origin = batch.origin() >= 0 ? batch.origin() : subtask;
+        if (batch.checkpointId() <= lastSent(origin)) {
             return;
         }
-        sender.send(batch.records(), batch.checkpointId());
+        sender.send(batch);
         DurableFiles.writeAtomically(
-                progress, Long.toString(batch.checkpointId()).getBytes(StandardCharsets.UTF_8));
-        lastSent = batch.checkpointId();
+                progress(origin),
+                Long.toString(batch.checkpointId()).getBytes(StandardCharsets.UTF_8));
+        lastSent.put(origin, batch.checkpointId());
     }
 
     @Override
