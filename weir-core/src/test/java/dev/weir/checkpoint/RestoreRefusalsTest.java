@@ -115,7 +115,7 @@ class RestoreRefusalsTest {
                 .isInstanceOf(UnrecoverableException.class)
                 .hasMessageContaining("was committed for checkpoint " + newestId)
                 .hasMessageContaining("restored the older checkpoint")
-                .hasMessageContaining("Restore the lost checkpoint");
+                .hasMessageContaining("Start from that savepoint or checkpoint");
         assertThat(FileSink.readCommitted(dir.resolve("out"))).isEqualTo(before);
         assertNoDuplicates(before);
     }

@@ -244,6 +244,14 @@ public final class Codecs {
         private static final byte SET_TAG = 22;
         private static final byte MAP_TAG = 23;
 
+        /**
+         * A record with the fingerprint of its components (names and types, in order): decoded into
+         * a class whose components changed, it fails instead of filling the wrong ones (two {@code
+         * long} components swapped decoded silently under {@link #RECORD_TAG}, which is still
+         * read).
+         */
+        private static final byte RECORD_CHECKED_TAG = 24;
+
         /** Nesting beyond this is refused (a cycle, or a structure no key or state needs). */
         private static final int MAX_DEPTH = 32;
 
@@ -366,9 +374,11 @@ public final class Codecs {
                 out.writeByte(BOOLEAN_TAG);
                 out.writeBoolean(v);
             } else if (value instanceof Record r) {
-                out.writeByte(RECORD_TAG);
+                out.writeByte(RECORD_CHECKED_TAG);
                 STRING.encode(r.getClass().getName(), out);
-                recordCodec(r.getClass()).encodeUnchecked(r, out, depth + 1);
+                RecordCodec<?> codec = recordCodec(r.getClass());
+                out.writeInt(codec.fingerprint());
+                codec.encodeUnchecked(r, out, depth + 1);
             } else if (value instanceof Enum<?> e) {
                 out.writeByte(ENUM_TAG);
                 STRING.encode(e.getDeclaringClass().getName(), out);
@@ -473,6 +483,10 @@ public final class Codecs {
                 case RECORD_TAG:
                     String className = STRING.decode(in);
                     return recordCodec(loadClass(className, true)).decode(in, depth + 1);
+                case RECORD_CHECKED_TAG:
+                    RecordCodec<?> checked = recordCodec(loadClass(STRING.decode(in), true));
+                    checked.checkFingerprint(in.readInt());
+                    return checked.decode(in, depth + 1);
                 case ENUM_TAG:
                     return enumConstant(loadClass(STRING.decode(in), false), STRING.decode(in));
                 case SHORT_TAG:
@@ -614,9 +628,44 @@ public final class Codecs {
             return components;
         }
 
+        /** {@code weir.record:<class>(<type> <name>,...)}: a change of components changes it. */
         @Override
         public String id() {
-            return "weir.record:" + type.getName();
+            return "weir.record:" + type.getName() + signature();
+        }
+
+        /** Also reads what this record's codec wrote before ids named the components. */
+        @Override
+        public boolean canRead(String writtenBy) {
+            return id().equals(writtenBy) || ("weir.record:" + type.getName()).equals(writtenBy);
+        }
+
+        private String signature() {
+            StringBuilder text = new StringBuilder("(");
+            for (RecordComponent component : components()) {
+                if (text.length() > 1) {
+                    text.append(',');
+                }
+                text.append(component.getType().getName()).append(' ').append(component.getName());
+            }
+            return text.append(')').toString();
+        }
+
+        int fingerprint() {
+            return signature().hashCode();
+        }
+
+        void checkFingerprint(int written) throws IOException {
+            if (written != fingerprint()) {
+                throw new IOException(
+                        "record "
+                                + type.getName()
+                                + " was written with other components than it has now "
+                                + signature()
+                                + ": components reordered, renamed, added or removed would be"
+                                + " decoded into the wrong ones. Restore with the class as it was,"
+                                + " or start this state afresh (a savepoint cannot carry it over)");
+            }
         }
 
         void encodeUnchecked(Record value, DataOutput out, int depth) throws IOException {
