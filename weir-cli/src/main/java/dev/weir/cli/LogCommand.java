@@ -126,19 +126,43 @@ public final class LogCommand implements Callable<Integer> {
                 log.checkPartition(topic, partition); // before any input is read
                 List<byte[]> records = new ArrayList<>();
                 String line;
-                while ((line = in.readLine()) != null) {
-                    records.add(line.getBytes(StandardCharsets.UTF_8));
-                    if (records.size() == batch) {
+                try {
+                    while ((line = in.readLine()) != null) {
+                        records.add(line.getBytes(StandardCharsets.UTF_8));
+                        if (records.size() == batch) {
+                            long at = log.append(topic, partition, records);
+                            first = first < 0 ? at : first;
+                            appended += records.size();
+                            records.clear();
+                        }
+                    }
+                    if (!records.isEmpty()) {
                         long at = log.append(topic, partition, records);
                         first = first < 0 ? at : first;
                         appended += records.size();
-                        records.clear();
                     }
-                }
-                if (!records.isEmpty()) {
-                    long at = log.append(topic, partition, records);
-                    first = first < 0 ? at : first;
-                    appended += records.size();
+                } catch (RuntimeException e) {
+                    // Say what is in the log now: a retry of all the input would append the
+                    // first lines twice.
+                    throw new IllegalStateException(
+                            e.getMessage()
+                                    + "; the first "
+                                    + appended
+                                    + " input line(s) were appended"
+                                    + (appended > 0
+                                            ? " (offsets "
+                                                    + first
+                                                    + ".."
+                                                    + (first + appended - 1)
+                                                    + ")"
+                                            : "")
+                                    + ", the rest were not: after fixing the cause, append from"
+                                    + " input line "
+                                    + (appended + 1)
+                                    + " on (for example: tail -n +"
+                                    + (appended + 1)
+                                    + " FILE | weir log append ...)",
+                            e);
                 }
                 parent.out.println(
                         "appended "

@@ -237,13 +237,24 @@ public final class LogDirectory implements AutoCloseable {
         return logs[partition];
     }
 
+    /** Names the partition and the cause; a failed append leaves the partition unchanged. */
+    private static String appendFailed(String topic, int partition, IOException e) {
+        return "append to "
+                + topic
+                + "-"
+                + partition
+                + " failed ("
+                + e
+                + "); the partition is unchanged: none of this batch was appended";
+    }
+
     /** Appends {@code records} to a partition as one batch; returns the first one's offset. */
     public long append(String topic, int partition, List<byte[]> records) {
         checkWritable("append to '" + topic + "'");
         try {
             return partition(topic, partition).append(records);
         } catch (IOException e) {
-            throw new UncheckedIOException("append to " + topic + "-" + partition + " failed", e);
+            throw new UncheckedIOException(appendFailed(topic, partition, e), e);
         }
     }
 
@@ -257,7 +268,7 @@ public final class LogDirectory implements AutoCloseable {
         try {
             return partition(topic, partition).appendTransaction(records, transaction);
         } catch (IOException e) {
-            throw new UncheckedIOException("append to " + topic + "-" + partition + " failed", e);
+            throw new UncheckedIOException(appendFailed(topic, partition, e), e);
         }
     }
 
