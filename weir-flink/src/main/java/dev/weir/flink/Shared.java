@@ -10,10 +10,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Flink serialises every function into the job graph and each task deserialises its own copy. On
  * a cluster that is the only way; in a local MiniCluster it would make a Weir pipeline behave
  * differently from Weir's own runtime, where steps share the user's objects (a {@code
- * CollectSink}'s results, an {@code AtomicBoolean} a test function captured). So the local runner
- * registers each object under an id for the job's lifetime and {@link #get} returns the registered
- * instance when there is one in this JVM; on a cluster the deserialised copy is used. The object is
- * serialised in both cases, so a function that cannot be shipped to a cluster fails locally too.
+ * CollectSink}'s results, an {@code AtomicBoolean} or a {@code PrintStream} a function captured).
+ * So a local job registers each object in this JVM under an id for the job's lifetime and ships
+ * only the id; {@link #get} returns the registered instance. A job for a cluster ships the object
+ * itself (it must then be serialisable, as Flink requires).
  *
  * @param <T> the object's type
  */
@@ -29,26 +29,25 @@ final class Shared<T> implements Serializable {
         this.value = value;
     }
 
-    /** Wraps {@code value}; if {@code live}, registers it in this JVM until {@link #release}. */
-    static <T> Shared<T> of(String jobId, String name, T value, boolean live) {
-        Shared<T> shared = new Shared<>(jobId + "/" + name, value);
-        if (live) {
-            LIVE.put(shared.id, value);
-        }
-        return shared;
-    }
-
     /**
-     * Registers {@code value} (which need not be serialisable) for this JVM only: on a cluster
-     * {@link #get} returns null.
+     * Wraps {@code value}: if {@code live}, registers it in this JVM until {@link #release} and
+     * ships only its id; otherwise ships the object.
      */
-    static <T> Shared<T> liveOnly(String jobId, String name, T value) {
-        Shared<T> shared = new Shared<>(jobId + "/" + name, null);
-        LIVE.put(shared.id, value);
-        return shared;
+    static <T> Shared<T> of(String jobId, String name, T value, boolean live) {
+        String id = jobId + "/" + name;
+        if (live) {
+            LIVE.put(id, value);
+            return new Shared<>(id, null);
+        }
+        return new Shared<>(id, value);
     }
 
-    /** The registered instance in this JVM, or the deserialised copy. */
+    /** Registers {@code value} in this JVM only: on a cluster {@link #get} returns null. */
+    static <T> Shared<T> liveOnly(String jobId, String name, T value) {
+        return of(jobId, name, value, true);
+    }
+
+    /** The registered instance in this JVM, or the shipped copy. */
     @SuppressWarnings("unchecked")
     T get() {
         Object live = LIVE.get(id);

@@ -222,12 +222,12 @@ class FlinkRunnerTest {
         Outputs flink = outputs("flink");
         AtomicBoolean failOnce = new AtomicBoolean(true);
         AtomicBoolean checkpointed = new AtomicBoolean();
-        // 1 split at 6000 records/s: about a second, so checkpoints (every 50 ms) complete first.
+        // 1 split at 4000 records/s: about 1.5 s, so checkpoints (every 50 ms) complete first.
         JobResult result =
                 run(
                         pipeline(
                                 "flink",
-                                Sources.sequence(1, n, 1, 6_000),
+                                Sources.sequence(1, n, 1, 4_000),
                                 1,
                                 flink,
                                 50,
