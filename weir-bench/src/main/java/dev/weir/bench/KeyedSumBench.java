@@ -44,6 +44,14 @@ public final class KeyedSumBench implements Callable<Integer> {
                             + " topic with P partitions, untimed, then read by the job).")
     String sourceKind = "generator";
 
+    @Option(
+            names = "--runner",
+            description =
+                    "local (Weir's runtime) or flink (the same pipeline on a local Flink cluster"
+                            + " through FlinkRunner; reported as engine=weir-on-flink) (default"
+                            + " ${DEFAULT-VALUE}).")
+    String runner = "local";
+
     @Override
     public Integer call() throws Exception {
         CheckpointingMode checkpointing =
@@ -116,7 +124,14 @@ public final class KeyedSumBench implements Callable<Integer> {
             throw new IllegalArgumentException(
                     "unknown --sink " + job.sinkKind + "; use discard or file");
         }
-        var handle = pipeline.start();
+        if (!runner.equals("local") && !runner.equals("flink")) {
+            throw new IllegalArgumentException(
+                    "unknown --runner " + runner + "; use local or flink");
+        }
+        var handle =
+                runner.equals("flink")
+                        ? pipeline.start(dev.weir.flink.FlinkRunner.local(job.p))
+                        : pipeline.start();
         JobResult result = handle.await();
         List<CheckpointStats> checkpoints = handle.checkpointStats();
         if (failRecord == 0 && job.sinkKind.equals("file")) {
@@ -131,7 +146,9 @@ public final class KeyedSumBench implements Callable<Integer> {
         StringBuilder line =
                 new StringBuilder(
                         job.resultLine(
-                                "weir", sourceKind.equals("log") ? "-from-log" : "", seconds));
+                                runner.equals("flink") ? "weir-on-flink" : "weir",
+                                sourceKind.equals("log") ? "-from-log" : "",
+                                seconds));
         if (checkpointing != CheckpointingMode.NONE) {
             long[] durations =
                     checkpoints.stream()
