@@ -88,7 +88,8 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
             throws Exception {
         scope.context = context;
         scope.timerContext = null;
-        function.process(value, scope, out::collect);
+        scope.out = out;
+        function.process(value, scope, scope);
     }
 
     @Override
@@ -96,15 +97,26 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
             throws Exception {
         scope.context = context;
         scope.timerContext = context;
-        function.onTimer(timestamp, scope, out::collect);
+        scope.out = out;
+        function.onTimer(timestamp, scope, scope);
     }
 
-    /** The Weir contexts over the Flink context of the current call. */
+    /**
+     * The Weir contexts and collector over the Flink ones of the current call (one object per
+     * subtask, reset per call: nothing is allocated per record).
+     */
     private static final class Scope
             implements dev.weir.api.function.KeyedProcessFunction.OnTimerContext<Object, Object>,
-                    TimerService {
+                    TimerService,
+                    dev.weir.api.function.Collector<Object> {
+        Collector<Object> out;
         KeyedProcessFunction<WeirKey, Object, Object>.Context context;
         KeyedProcessFunction<WeirKey, Object, Object>.OnTimerContext timerContext;
+
+        @Override
+        public void collect(Object record) {
+            out.collect(record);
+        }
 
         @Override
         public Object key() {

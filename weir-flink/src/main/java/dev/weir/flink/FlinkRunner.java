@@ -23,9 +23,15 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 public final class FlinkRunner implements Runner {
     private final int slots;
+    private final String host;
+    private final int restPort;
+    private final String[] jars;
 
-    private FlinkRunner(int slots) {
+    private FlinkRunner(int slots, String host, int restPort, String[] jars) {
         this.slots = slots;
+        this.host = host;
+        this.restPort = restPort;
+        this.jars = jars;
     }
 
     /**
@@ -36,7 +42,22 @@ public final class FlinkRunner implements Runner {
         if (slots < 1) {
             throw new IllegalArgumentException("a local Flink cluster needs >= 1 slot: " + slots);
         }
-        return new FlinkRunner(slots);
+        return new FlinkRunner(slots, null, 0, new String[0]);
+    }
+
+    /**
+     * A runner that submits each job to a running Flink session cluster (Flink 2.3) through its
+     * REST endpoint {@code host:restPort}, shipping {@code jars} (the pipeline's classes and
+     * Weir's, unless the cluster has them on its class path). Sources, functions, sinks and codecs
+     * are serialised into the job, so they must be serialisable; checkpoint and sink directories
+     * must be paths every TaskManager reaches.
+     */
+    public static FlinkRunner remote(String host, int restPort, String... jars) {
+        if (restPort < 1 || restPort > 65_535) {
+            throw new IllegalArgumentException("REST port must be within 1..65535: " + restPort);
+        }
+        return new FlinkRunner(
+                0, java.util.Objects.requireNonNull(host, "host"), restPort, jars.clone());
     }
 
     @Override
@@ -57,7 +78,7 @@ public final class FlinkRunner implements Runner {
         for (var step : plan.steps()) {
             widest = Math.max(widest, step.parallelism());
         }
-        if (widest > slots) {
+        if (host == null && widest > slots) {
             refusals = new java.util.ArrayList<>(refusals);
             refusals.add(
                     "parallelism "
@@ -76,12 +97,16 @@ public final class FlinkRunner implements Runner {
                             + String.join("; ", refusals));
         }
         Configuration conf = Translator.configuration(plan);
-        conf.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.createLocalEnvironment(slots, conf);
+        StreamExecutionEnvironment env;
+        if (host == null) {
+            conf.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
+            env = StreamExecutionEnvironment.createLocalEnvironment(slots, conf);
+        } else {
+            env = StreamExecutionEnvironment.createRemoteEnvironment(host, restPort, conf, jars);
+        }
         String jobId = UUID.randomUUID().toString();
         try {
-            Translator.Job job = Translator.build(plan, env, jobId, true);
+            Translator.Job job = Translator.build(plan, env, jobId, host == null);
             long startNanos = System.nanoTime();
             JobClient client = env.executeAsync(plan.name());
             return new FlinkJobHandle(plan.name(), client, job.attempts(), startNanos, jobId);
@@ -94,6 +119,8 @@ public final class FlinkRunner implements Runner {
 
     @Override
     public String toString() {
-        return "FlinkRunner.local(" + slots + ")";
+        return host == null
+                ? "FlinkRunner.local(" + slots + ")"
+                : "FlinkRunner.remote(" + host + ", " + restPort + ")";
     }
 }

@@ -32,14 +32,23 @@ final class FlinkStates implements KeyedStateStore {
         org.apache.flink.api.common.state.ValueState<T> state =
                 context.getState(new ValueStateDescriptor<>(name, new CodecSerializer<>(codec)));
         return new ValueState<>() {
+            // Called per record: plain try/catch, no lambda allocated.
             @Override
             public T value() {
-                return call(state::value);
+                try {
+                    return state.value();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
             }
 
             @Override
             public void update(T value) {
-                run(() -> state.update(value));
+                try {
+                    state.update(value);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
             }
 
             @Override

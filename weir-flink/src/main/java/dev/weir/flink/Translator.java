@@ -452,6 +452,7 @@ final class Translator {
         private final int maxParallelism;
         private transient Class<?> checked;
         private transient dev.weir.api.function.KeySelector<Object, Object> selector;
+        private transient int[] hashes;
 
         KeyAdapter(
                 Shared<dev.weir.api.function.KeySelector<Object, Object>> shared,
@@ -464,6 +465,7 @@ final class Translator {
         public WeirKey getKey(Object value) throws Exception {
             if (selector == null) {
                 selector = shared.get();
+                hashes = WeirKey.hashesOfGroups(maxParallelism);
             }
             Object key = selector.getKey(value);
             if (key == null) {
@@ -473,7 +475,7 @@ final class Translator {
                 KeyGroups.checkKey(key);
                 checked = key.getClass();
             }
-            return WeirKey.of(key, maxParallelism);
+            return WeirKey.of(key, maxParallelism, hashes);
         }
     }
 }

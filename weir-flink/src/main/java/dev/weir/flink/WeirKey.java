@@ -29,8 +29,15 @@ final class WeirKey {
 
     /** Wraps {@code key} for a job with {@code maxParallelism} key groups. */
     static WeirKey of(Object key, int maxParallelism) {
-        int group = KeyGroups.keyGroupOf(key, maxParallelism);
-        return new WeirKey(key, hashesOfGroups(maxParallelism)[group]);
+        return of(key, maxParallelism, hashesOfGroups(maxParallelism));
+    }
+
+    /**
+     * Wraps {@code key} with the hashes {@link #hashesOfGroups} returned for {@code
+     * maxParallelism}: the per-record form, without the look-up.
+     */
+    static WeirKey of(Object key, int maxParallelism, int[] hashesOfGroups) {
+        return new WeirKey(key, hashesOfGroups[KeyGroups.keyGroupOf(key, maxParallelism)]);
     }
 
     /** The user's key. */
@@ -38,7 +45,8 @@ final class WeirKey {
         return key;
     }
 
-    private static int[] hashesOfGroups(int maxParallelism) {
+    /** For each key group, the hash that Flink sends to it (computed once per value). */
+    static int[] hashesOfGroups(int maxParallelism) {
         return HASH_OF_GROUP.computeIfAbsent(maxParallelism, WeirKey::search);
     }
 

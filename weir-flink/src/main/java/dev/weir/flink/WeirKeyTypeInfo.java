@@ -79,6 +79,7 @@ final class WeirKeyTypeInfo extends TypeInformation<WeirKey> {
         private static final long serialVersionUID = 1L;
         private final Codec<Object> keys = Codecs.auto();
         private final int maxParallelism;
+        private transient int[] hashes;
 
         KeyCodec(int maxParallelism) {
             this.maxParallelism = maxParallelism;
@@ -91,7 +92,10 @@ final class WeirKeyTypeInfo extends TypeInformation<WeirKey> {
 
         @Override
         public WeirKey decode(java.io.DataInput in) throws IOException {
-            return WeirKey.of(keys.decode(in), maxParallelism);
+            if (hashes == null) {
+                hashes = WeirKey.hashesOfGroups(maxParallelism);
+            }
+            return WeirKey.of(keys.decode(in), maxParallelism, hashes);
         }
 
         @Override
