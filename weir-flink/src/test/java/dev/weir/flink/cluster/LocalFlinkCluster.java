@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A standalone Flink 2.3 session cluster from the test's class path: one JobManager and {@code n}
@@ -23,6 +25,8 @@ public final class LocalFlinkCluster implements AutoCloseable {
     private final int restPort;
     private Process jobManager;
     private final List<Process> taskManagers = new ArrayList<>();
+    private final List<String> taskManagerIds = new ArrayList<>();
+    private int launched;
 
     private LocalFlinkCluster(Path dir, int restPort) {
         this.dir = dir;
@@ -48,7 +52,7 @@ public final class LocalFlinkCluster implements AutoCloseable {
                         "taskmanager.bind-host: localhost",
                         "taskmanager.host: localhost",
                         "taskmanager.numberOfTaskSlots: 2",
-                        "cluster.evenly-spread-out-slots: true",
+                        "taskmanager.load-balance.mode: slots",
                         "heartbeat.interval: 2000",
                         "heartbeat.timeout: 10000",
                         "taskmanager.cpu.cores: 1.0",
@@ -71,7 +75,9 @@ public final class LocalFlinkCluster implements AutoCloseable {
                         List.of("-Xmx512m", "-XX:MaxMetaspaceSize=256m"),
                         "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint");
         for (int i = 0; i < taskManagers; i++) {
-            cluster.taskManagers.add(cluster.launchTaskManager(i));
+            cluster.taskManagers.add(null);
+            cluster.taskManagerIds.add(null);
+            cluster.launchTaskManager(i);
         }
         cluster.awaitTaskManagers(taskManagers, timeout);
         return cluster;
@@ -82,16 +88,28 @@ public final class LocalFlinkCluster implements AutoCloseable {
         return restPort;
     }
 
-    /** SIGKILLs TaskManager {@code index} and waits until its process is gone. */
-    public void killTaskManager(int index) throws InterruptedException {
-        Process process = taskManagers.get(index);
-        process.destroyForcibly();
-        process.waitFor();
+    /**
+     * SIGKILLs the first TaskManager that runs tasks (a slot in use, by the REST endpoint) and
+     * waits until its process is gone; returns its index.
+     */
+    public int killBusyTaskManager() throws Exception {
+        for (int i = 0; i < taskManagers.size(); i++) {
+            String info = rest("/taskmanagers/" + taskManagerIds.get(i));
+            Matcher slots = Pattern.compile("\"slotsNumber\":(\\d+)").matcher(info);
+            Matcher free = Pattern.compile("\"freeSlots\":(\\d+)").matcher(info);
+            if (slots.find() && free.find() && !free.group(1).equals(slots.group(1))) {
+                Process process = taskManagers.get(i);
+                process.destroyForcibly();
+                process.waitFor();
+                return i;
+            }
+        }
+        throw new IllegalStateException("no TaskManager runs tasks: " + rest("/taskmanagers"));
     }
 
-    /** Starts TaskManager {@code index} again (after {@link #killTaskManager}). */
+    /** Starts TaskManager {@code index} again, with a new resource id. */
     public void restartTaskManager(int index) throws IOException {
-        taskManagers.set(index, launchTaskManager(index));
+        launchTaskManager(index);
     }
 
     /** GETs {@code path} from the REST endpoint; returns the body. */
@@ -108,18 +126,23 @@ public final class LocalFlinkCluster implements AutoCloseable {
         }
     }
 
-    private Process launchTaskManager(int index) throws IOException {
-        return launch(
-                "taskmanager-" + index + "-" + System.nanoTime(),
-                List.of(
-                        "-Xms384m",
-                        "-Xmx384m",
-                        "-XX:MaxDirectMemorySize=192m",
-                        "-XX:MaxMetaspaceSize=256m"),
-                "org.apache.flink.runtime.taskexecutor.TaskManagerRunner");
+    private void launchTaskManager(int index) throws IOException {
+        String id = "tm-" + index + "-" + launched++;
+        taskManagerIds.set(index, id);
+        taskManagers.set(
+                index,
+                launch(
+                        id,
+                        List.of(
+                                "-Xms384m",
+                                "-Xmx384m",
+                                "-XX:MaxDirectMemorySize=192m",
+                                "-XX:MaxMetaspaceSize=256m"),
+                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                        "-Dtaskmanager.resource-id=" + id));
     }
 
-    private Process launch(String name, List<String> jvmFlags, String mainClass)
+    private Process launch(String name, List<String> jvmFlags, String mainClass, String... args)
             throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -129,6 +152,7 @@ public final class LocalFlinkCluster implements AutoCloseable {
         command.add(mainClass);
         command.add("--configDir");
         command.add(dir.resolve("conf").toString());
+        command.addAll(List.of(args));
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve(name + ".log").toFile())
@@ -173,6 +197,9 @@ public final class LocalFlinkCluster implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         for (Process process : taskManagers) {
+            if (process == null) {
+                continue;
+            }
             process.destroyForcibly();
             process.waitFor();
         }
