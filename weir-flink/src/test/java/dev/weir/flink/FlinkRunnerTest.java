@@ -17,6 +17,7 @@ import dev.weir.api.log.LogOptions;
 import dev.weir.api.log.LogRecord;
 import dev.weir.api.plan.Runner;
 import dev.weir.api.sink.FileSink;
+import dev.weir.api.sink.FileTableSink;
 import dev.weir.api.sink.LogSink;
 import dev.weir.api.sink.Sinks;
 import dev.weir.api.source.Source;
@@ -41,7 +42,11 @@ class FlinkRunnerTest {
     @TempDir Path temp;
 
     /** Where one run of the pipeline commits its output. */
-    record Outputs(Path files, Path log) {
+    record Outputs(Path files, Path log, Path table) {
+        List<String> tableRows() throws Exception {
+            return sorted(FileTableSink.readTable(table, Codecs.STRING));
+        }
+
         List<String> fileLines() throws Exception {
             return sorted(FileSink.readCommitted(files));
         }
@@ -117,6 +122,13 @@ class FlinkRunnerTest {
                                 });
         sums.sink("files", FileSink.<String>to(out.files()));
         sums.sink("log", LogSink.to(out.log(), "sums", Codecs.STRING));
+        sums.sink(
+                "table",
+                new FileTableSink<String, String>(
+                        out.table(),
+                        line -> line.substring(0, line.indexOf(':')),
+                        Codecs.STRING,
+                        true));
         return pipeline;
     }
 
@@ -133,8 +145,26 @@ class FlinkRunnerTest {
         return sorted(lines);
     }
 
+    /** The table an idempotent sink keyed by the key must end with: each key's last sum. */
+    static List<String> expectedTable(long n) {
+        java.util.Map<String, String> last = new java.util.TreeMap<>();
+        for (String line : expected(n)) {
+            String key = line.substring(0, line.indexOf(':'));
+            String previous = last.get(key);
+            long sum = Long.parseLong(line.substring(line.indexOf(':') + 1));
+            if (previous == null
+                    || Long.parseLong(previous.substring(previous.indexOf(':') + 1)) < sum) {
+                last.put(key, line);
+            }
+        }
+        return sorted(new ArrayList<>(last.values()));
+    }
+
     Outputs outputs(String name) {
-        return new Outputs(temp.resolve(name + "-files"), temp.resolve(name + "-log"));
+        return new Outputs(
+                temp.resolve(name + "-files"),
+                temp.resolve(name + "-log"),
+                temp.resolve(name + "-table"));
     }
 
     JobResult run(Pipeline pipeline, Runner runner) throws Exception {
@@ -169,6 +199,7 @@ class FlinkRunnerTest {
 
         assertThat(flink.fileLines()).isEqualTo(weir.fileLines()).isEqualTo(expected(n));
         assertThat(flink.logRecords()).isEqualTo(weir.logRecords()).isEqualTo(expected(n));
+        assertThat(flink.tableRows()).isEqualTo(weir.tableRows()).isEqualTo(expectedTable(n));
     }
 
     @Test
@@ -239,6 +270,7 @@ class FlinkRunnerTest {
         assertThat(result.restarts()).isGreaterThanOrEqualTo(1);
         assertThat(flink.fileLines()).isEqualTo(expected(n));
         assertThat(flink.logRecords()).isEqualTo(expected(n));
+        assertThat(flink.tableRows()).isEqualTo(expectedTable(n));
     }
 
     @Test
