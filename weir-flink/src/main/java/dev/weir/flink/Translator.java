@@ -45,6 +45,7 @@ import org.apache.flink.util.Collector;
  * FilterStep        → filter(...)
  * FlatMapStep       → flatMap(...)
  * UnionStep         → union(...)
+ * TimestampsStep    → assignTimestampsAndWatermarks(FlinkWatermarks)
  * KeyedProcessStep  → keyBy(WeirKey, Weir key groups).process(FlinkProcessFunction)
  * SideOutputStep    → getSideOutput(OutputTag with the same id)
  * SinkStep          → TwoPhaseCommitOperator | IdempotentOperator | sinkTo(PlainSink)
@@ -68,13 +69,7 @@ final class Translator {
         List<String> refusals = new ArrayList<>();
         Set<Integer> processSteps = new HashSet<>();
         for (Step step : plan.steps()) {
-            if (step instanceof Step.TimestampsStep t) {
-                refusals.add(
-                        "step '"
-                                + t.name()
-                                + "': event time (assignTimestampsAndWatermarks) is not"
-                                + " translated to Flink yet; run it on Weir's runtime");
-            } else if (step instanceof Step.KeyedProcessStep k) {
+            if (step instanceof Step.KeyedProcessStep k) {
                 processSteps.add(k.id());
                 if (overridesEndOfInput(k.factory())) {
                     refusals.add(
@@ -323,8 +318,21 @@ final class Translator {
                                 checkpointing,
                                 attemptsSeen,
                                 parallelism);
+            } else if (step instanceof Step.TimestampsStep t) {
+                Shared<dev.weir.api.time.WatermarkStrategy<Object>> strategy =
+                        Shared.of(
+                                jobId,
+                                t.name(),
+                                (dev.weir.api.time.WatermarkStrategy<Object>) t.strategy(),
+                                live);
+                out =
+                        streams.get(t.input())
+                                .assignTimestampsAndWatermarks(new FlinkWatermarks(strategy))
+                                .name(t.name())
+                                .uid(t.name())
+                                .setParallelism(parallelism);
             } else {
-                throw new IllegalStateException("refused before translation: " + step.name());
+                throw new IllegalStateException("a step of an unknown kind: " + step);
             }
             streams.add(out);
         }

@@ -22,6 +22,7 @@ import dev.weir.api.sink.LogSink;
 import dev.weir.api.sink.Sinks;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.Sources;
+import dev.weir.api.state.MapState;
 import dev.weir.api.state.ValueState;
 import dev.weir.api.time.WatermarkStrategy;
 import java.nio.file.Path;
@@ -295,12 +296,9 @@ class FlinkRunnerTest {
     }
 
     @Test
-    void eventTimeAndEndOfInputAreRefusedAtSubmissionNamingTheSteps() {
+    void endOfInputIsRefusedAtSubmissionNamingTheStep() {
         Pipeline pipeline = Pipeline.create("refused").parallelism(1);
         pipeline.source("numbers", Sources.sequence(1, 10))
-                .assignTimestampsAndWatermarks(
-                        WatermarkStrategy.<Long>forMonotonousTimestamps()
-                                .withTimestampAssigner((n, previous) -> n))
                 .keyBy(n -> n % 2)
                 .process("totals", EndOfInputTotals::new)
                 .sink("out", Sinks.collect());
@@ -308,7 +306,6 @@ class FlinkRunnerTest {
         assertThatThrownBy(() -> pipeline.start(FlinkRunner.local(1)))
                 .isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("pipeline 'refused' cannot run on Flink")
-                .hasMessageContaining("event time (assignTimestampsAndWatermarks)")
                 .hasMessageContaining("step 'totals': KeyedProcessFunction.onEndOfInput");
     }
 
@@ -335,6 +332,78 @@ class FlinkRunnerTest {
 
         assertThat(results.results())
                 .containsExactlyInAnyOrder(10L, 20L, 30L, 40L, 50L, 60L, 70L, 80L, 90L, 100L);
+    }
+
+    @Test
+    void eventTimeTimersFireTheSameWindowsOnWeirAndOnFlink() throws Exception {
+        long n = 2_000;
+        List<String> weir = windowSums(n, null);
+        List<String> flink = windowSums(n, FlinkRunner.local(2));
+
+        assertThat(flink).isEqualTo(weir).isEqualTo(expectedWindowSums(n));
+    }
+
+    /** Record {@code i} at event time {@code i × 10} ms; sums per key and second, by timers. */
+    List<String> windowSums(long n, Runner runner) throws Exception {
+        var out = Sinks.<String>collect();
+        Pipeline pipeline = Pipeline.create("windows").parallelism(2);
+        pipeline.source("numbers", Sources.sequence(1, n))
+                .parallelism(1)
+                .assignTimestampsAndWatermarks(
+                        WatermarkStrategy.<Long>forMonotonousTimestamps()
+                                .withTimestampAssigner((i, previous) -> i * 10))
+                .parallelism(1)
+                .keyBy(i -> i % KEYS)
+                .process("windows", WindowSums::new)
+                .sink("out", out);
+        run(pipeline, runner);
+        return sorted(out.results());
+    }
+
+    static List<String> expectedWindowSums(long n) {
+        java.util.Map<String, Long> sums = new java.util.TreeMap<>();
+        for (long i = 1; i <= n; i++) {
+            long end = (i * 10 / 1000 + 1) * 1000;
+            sums.merge((i % KEYS) + "@" + end, i, Long::sum);
+        }
+        List<String> lines = new ArrayList<>();
+        sums.forEach((window, sum) -> lines.add(window + "=" + sum));
+        return sorted(lines);
+    }
+
+    /**
+     * A one-second tumbling window per key made of keyed state and event-time timers: each record
+     * adds to its window's sum; a timer at the window's last millisecond emits and forgets it.
+     */
+    static final class WindowSums implements KeyedProcessFunction<Long, Long, String> {
+        private static final long serialVersionUID = 1L;
+        private MapState<Long, Long> sums;
+
+        @Override
+        public void open(OpenContext context) {
+            sums = context.states().mapState("sums", Codecs.LONG, Codecs.LONG);
+        }
+
+        @Override
+        public void process(
+                Long value,
+                Context<Long, String> context,
+                dev.weir.api.function.Collector<String> out) {
+            long end = (context.timestamp() / 1000 + 1) * 1000;
+            Long sum = sums.get(end);
+            sums.put(end, (sum == null ? 0 : sum) + value);
+            context.timers().registerEventTimeTimer(end - 1);
+        }
+
+        @Override
+        public void onTimer(
+                long timestamp,
+                OnTimerContext<Long, String> context,
+                dev.weir.api.function.Collector<String> out) {
+            long end = timestamp + 1;
+            out.collect(context.key() + "@" + end + "=" + sums.get(end));
+            sums.remove(end);
+        }
     }
 
     /** Sums per key and emits the totals at the end of input (refused on Flink). */
