@@ -8,6 +8,7 @@ import dev.weir.api.time.TimerService;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -26,6 +27,7 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
     private final Shared<AtomicInteger> attempts;
     private transient dev.weir.api.function.KeyedProcessFunction<Object, Object, Object> function;
     private transient Scope scope;
+    private transient FlinkStates states;
 
     FlinkProcessFunction(
             Shared<FunctionFactory<? extends dev.weir.api.function.KeyedProcessFunction<?, ?, ?>>>
@@ -56,7 +58,7 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
                         factory.get().create();
         scope = new Scope();
         recordAttempt(attempts, getRuntimeContext().getTaskInfo());
-        FlinkStates states = new FlinkStates(getRuntimeContext());
+        states = new FlinkStates(getRuntimeContext());
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
         function.open(
@@ -81,6 +83,40 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
                         return parallelism;
                     }
                 });
+    }
+
+    /**
+     * Calls the function's {@code onEndOfInput} for {@code operator}'s subtask: {@code forEachKey}
+     * visits the keys that have state in any declared state (collected first, since the visit may
+     * change state), each with the state scoped to it.
+     */
+    void endOfInput(EndOfInputOperator operator) throws Exception {
+        function.onEndOfInput(
+                new dev.weir.api.function.KeyedProcessFunction.EndOfInputContext<>() {
+                    @Override
+                    public void forEachKey(
+                            dev.weir.api.function.KeyedProcessFunction.KeyAction<Object> action)
+                            throws Exception {
+                        java.util.Set<WeirKey> keys = new java.util.LinkedHashSet<>();
+                        for (String name : states.names()) {
+                            try (java.util.stream.Stream<WeirKey> stored =
+                                    operator.<WeirKey>getKeyedStateBackend()
+                                            .getKeys(name, VoidNamespace.INSTANCE)) {
+                                stored.forEach(keys::add);
+                            }
+                        }
+                        for (WeirKey key : keys) {
+                            operator.setCurrentKey(key);
+                            action.accept(key.key());
+                        }
+                    }
+
+                    @Override
+                    public <X> void output(OutputTag<X> tag, X value) {
+                        operator.emit(tag, value);
+                    }
+                },
+                operator::emit);
     }
 
     @Override

@@ -22,13 +22,20 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
  */
 final class FlinkStates implements KeyedStateStore {
     private final RuntimeContext context;
+    private final List<String> names = new ArrayList<>();
 
     FlinkStates(RuntimeContext context) {
         this.context = context;
     }
 
+    /** The names of the states declared so far. */
+    List<String> names() {
+        return names;
+    }
+
     @Override
     public <T> ValueState<T> valueState(String name, Codec<T> codec) {
+        names.add(name);
         org.apache.flink.api.common.state.ValueState<T> state =
                 context.getState(new ValueStateDescriptor<>(name, new CodecSerializer<>(codec)));
         return new ValueState<>() {
@@ -60,6 +67,7 @@ final class FlinkStates implements KeyedStateStore {
 
     @Override
     public <K, V> MapState<K, V> mapState(String name, Codec<K> keyCodec, Codec<V> valueCodec) {
+        names.add(name);
         org.apache.flink.api.common.state.MapState<K, V> state =
                 context.getMapState(
                         new MapStateDescriptor<>(
@@ -109,6 +117,7 @@ final class FlinkStates implements KeyedStateStore {
 
     @Override
     public <T> ListState<T> listState(String name, Codec<T> codec) {
+        names.add(name);
         org.apache.flink.api.common.state.ListState<T> state =
                 context.getListState(new ListStateDescriptor<>(name, new CodecSerializer<>(codec)));
         return new ListState<>() {

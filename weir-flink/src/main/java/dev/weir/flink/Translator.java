@@ -71,14 +71,6 @@ final class Translator {
         for (Step step : plan.steps()) {
             if (step instanceof Step.KeyedProcessStep k) {
                 processSteps.add(k.id());
-                if (overridesEndOfInput(k.factory())) {
-                    refusals.add(
-                            "step '"
-                                    + k.name()
-                                    + "': KeyedProcessFunction.onEndOfInput has no Flink"
-                                    + " counterpart in a keyed process function; emit results"
-                                    + " as they change, or run it on Weir's runtime");
-                }
             } else if (step instanceof Step.SideOutputStep s) {
                 if (!processSteps.contains(s.input())) {
                     refusals.add(
@@ -292,14 +284,19 @@ final class Translator {
                                 live);
                 Shared<FunctionFactory<? extends KeyedProcessFunction<?, ?, ?>>> factory =
                         Shared.of(jobId, k.name(), k.factory(), live);
-                out =
+                var keyed =
                         streams.get(k.input())
                                 .keyBy(
                                         new KeyAdapter(selector, settings.maxParallelism()),
-                                        new WeirKeyTypeInfo(settings.maxParallelism()))
-                                .process(
-                                        new FlinkProcessFunction(factory, k.name(), attemptsSeen),
-                                        type)
+                                        new WeirKeyTypeInfo(settings.maxParallelism()));
+                FlinkProcessFunction function =
+                        new FlinkProcessFunction(factory, k.name(), attemptsSeen);
+                // onEndOfInput needs the operator's end-of-input call and its key iteration.
+                out =
+                        (overridesEndOfInput(k.factory())
+                                        ? keyed.transform(
+                                                k.name(), type, new EndOfInputOperator(function))
+                                        : keyed.process(function, type))
                                 .name(k.name())
                                 .uid(k.name())
                                 .setParallelism(parallelism);

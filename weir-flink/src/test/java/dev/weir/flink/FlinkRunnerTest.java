@@ -296,17 +296,23 @@ class FlinkRunnerTest {
     }
 
     @Test
-    void endOfInputIsRefusedAtSubmissionNamingTheStep() {
-        Pipeline pipeline = Pipeline.create("refused").parallelism(1);
-        pipeline.source("numbers", Sources.sequence(1, 10))
-                .keyBy(n -> n % 2)
-                .process("totals", EndOfInputTotals::new)
-                .sink("out", Sinks.collect());
+    void onEndOfInputVisitsEveryKeyWithItsStateOnWeirAndOnFlink() throws Exception {
+        List<String> weir = totals(null);
+        List<String> flink = totals(FlinkRunner.local(2));
 
-        assertThatThrownBy(() -> pipeline.start(FlinkRunner.local(1)))
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("pipeline 'refused' cannot run on Flink")
-                .hasMessageContaining("step 'totals': KeyedProcessFunction.onEndOfInput");
+        // 1..100 by n % 4: the sums of 4, 8, ..., 100; 1, 5, ..., 97; and so on.
+        assertThat(flink).isEqualTo(weir).containsExactly("0=1300", "1=1225", "2=1250", "3=1275");
+    }
+
+    List<String> totals(Runner runner) throws Exception {
+        var out = Sinks.<String>collect();
+        Pipeline pipeline = Pipeline.create("totals").parallelism(2);
+        pipeline.source("numbers", Sources.sequence(1, 100))
+                .keyBy(n -> n % KEYS)
+                .process("totals", EndOfInputTotals::new)
+                .sink("out", out);
+        run(pipeline, runner);
+        return sorted(out.results());
     }
 
     @Test
@@ -406,8 +412,8 @@ class FlinkRunnerTest {
         }
     }
 
-    /** Sums per key and emits the totals at the end of input (refused on Flink). */
-    static final class EndOfInputTotals implements KeyedProcessFunction<Long, Long, Long> {
+    /** Sums per key and emits "key=total" for every key at the end of input. */
+    static final class EndOfInputTotals implements KeyedProcessFunction<Long, Long, String> {
         private static final long serialVersionUID = 1L;
         private ValueState<Long> total;
 
@@ -419,16 +425,17 @@ class FlinkRunnerTest {
         @Override
         public void process(
                 Long value,
-                Context<Long, Long> context,
-                dev.weir.api.function.Collector<Long> out) {
+                Context<Long, String> context,
+                dev.weir.api.function.Collector<String> out) {
             total.update((total.value() == null ? 0 : total.value()) + value);
         }
 
         @Override
         public void onEndOfInput(
-                EndOfInputContext<Long, Long> context, dev.weir.api.function.Collector<Long> out)
+                EndOfInputContext<Long, String> context,
+                dev.weir.api.function.Collector<String> out)
                 throws Exception {
-            context.forEachKey(key -> out.collect(total.value()));
+            context.forEachKey(key -> out.collect(key + "=" + total.value()));
         }
     }
 }
