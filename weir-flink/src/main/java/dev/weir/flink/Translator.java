@@ -14,12 +14,19 @@ import dev.weir.api.sink.Sink;
 import dev.weir.api.sink.TwoPhaseCommitSink;
 import dev.weir.api.source.Source;
 import dev.weir.api.state.KeyGroups;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichFilterFunction;
@@ -28,6 +35,7 @@ import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -122,17 +130,74 @@ final class Translator {
             conf.set(
                     CheckpointingOptions.TOLERABLE_FAILURE_NUMBER, checkpoints.tolerableFailures());
             conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, checkpoints.retained());
+            conf.set(
+                    CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                    ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         }
         restarts(settings.restartStrategy(), conf);
-        if (settings.fromSavepoint() != null) {
+        Path restoreFrom = restoreFrom(settings);
+        if (restoreFrom != null) {
             conf.set(
                     StateRecoveryOptions.SAVEPOINT_PATH,
-                    settings.fromSavepoint().toAbsolutePath().toUri().toString());
+                    restoreFrom.toAbsolutePath().toUri().toString());
             conf.set(
                     StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE,
                     settings.allowNonRestoredState());
         }
         return conf;
+    }
+
+    /**
+     * What a new run restores, as on Weir's runtime: the savepoint asked for; else, by the
+     * checkpoint config's {@code resume}, the newest complete Flink checkpoint in its directory
+     * ({@code "latest"}), a given path, or nothing ({@code "none"}). Flink keeps the checkpoints of
+     * a failed or cancelled job for this ({@code RETAIN_ON_CANCELLATION}); those of a finished job
+     * it deletes, so a finished pipeline starts again from the beginning.
+     */
+    static Path restoreFrom(PipelinePlan.Settings settings) {
+        if (settings.fromSavepoint() != null) {
+            return settings.fromSavepoint();
+        }
+        CheckpointConfig checkpoints = settings.checkpoints();
+        if (checkpoints.mode() == CheckpointingMode.NONE || checkpoints.resume().equals("none")) {
+            return null;
+        }
+        if (!checkpoints.resume().equals("latest")) {
+            return Path.of(checkpoints.resume());
+        }
+        return newestCheckpoint(checkpoints.directory());
+    }
+
+    /** The {@code <job>/chk-<n>} directory under {@code directory} whose metadata is newest. */
+    static Path newestCheckpoint(Path directory) {
+        if (!Files.isDirectory(directory)) {
+            return null;
+        }
+        try (Stream<Path> found =
+                Files.find(
+                        directory,
+                        3,
+                        (path, attributes) ->
+                                path.getFileName().toString().equals("_metadata")
+                                        && path.getParent()
+                                                .getFileName()
+                                                .toString()
+                                                .startsWith("chk-"))) {
+            return found.max(Comparator.comparing(Translator::modified))
+                    .map(Path::getParent)
+                    .orElse(null);
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "cannot look for Flink checkpoints to resume in " + directory, e);
+        }
+    }
+
+    private static FileTime modified(Path path) {
+        try {
+            return Files.getLastModifiedTime(path);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

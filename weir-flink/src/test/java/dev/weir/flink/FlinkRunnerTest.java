@@ -275,6 +275,38 @@ class FlinkRunnerTest {
     }
 
     @Test
+    void aNewRunAfterAFailedOneResumesFromItsNewestCheckpointExactlyOnce() throws Exception {
+        long n = 6_000;
+        Outputs flink = outputs("flink");
+        AtomicBoolean failOnce = new AtomicBoolean(true);
+        AtomicBoolean checkpointed = new AtomicBoolean();
+        Pipeline first =
+                pipeline(
+                                "flink",
+                                Sources.sequence(1, n, 1, 4_000),
+                                1,
+                                flink,
+                                50,
+                                failOnce,
+                                checkpointed)
+                        .restartStrategy(RestartStrategy.none());
+        assertThatThrownBy(() -> first.run(FlinkRunner.local(2)))
+                .isInstanceOf(JobFailedException.class)
+                .cause()
+                .hasMessageStartingWith("injected failure at");
+        assertThat(flink.fileLines()).as("the first run committed output").isNotEmpty();
+
+        // A new run on the same directories (resume "latest", the default), as a new process
+        // would start: it restores the failed run's newest checkpoint instead of starting over.
+        pipeline("flink", Sources.sequence(1, n, 1, 0), 1, flink, 50, failOnce, new AtomicBoolean())
+                .run(FlinkRunner.local(2));
+
+        assertThat(flink.fileLines()).isEqualTo(expected(n));
+        assertThat(flink.logRecords()).isEqualTo(expected(n));
+        assertThat(flink.tableRows()).isEqualTo(expectedTable(n));
+    }
+
+    @Test
     void aFailureWithoutRestartsReportsTheUsersException() {
         Pipeline pipeline =
                 Pipeline.create("fails").parallelism(1).restartStrategy(RestartStrategy.none());
