@@ -518,11 +518,13 @@ final class Translator {
      */
     static final class KeyAdapter implements KeySelector<Object, WeirKey> {
         private static final long serialVersionUID = 1L;
+        private static final int CACHED_KEYS = 64;
         private final Shared<dev.weir.api.function.KeySelector<Object, Object>> shared;
         private final int maxParallelism;
         private transient Class<?> checked;
         private transient dev.weir.api.function.KeySelector<Object, Object> selector;
         private transient int[] hashes;
+        private transient WeirKey[] cache;
 
         KeyAdapter(
                 Shared<dev.weir.api.function.KeySelector<Object, Object>> shared,
@@ -536,6 +538,7 @@ final class Translator {
             if (selector == null) {
                 selector = shared.get();
                 hashes = WeirKey.hashesOfGroups(maxParallelism);
+                cache = new WeirKey[CACHED_KEYS];
             }
             Object key = selector.getKey(value);
             if (key == null) {
@@ -545,7 +548,16 @@ final class Translator {
                 KeyGroups.checkKey(key);
                 checked = key.getClass();
             }
-            return WeirKey.of(key, maxParallelism, hashes);
+            // A direct-mapped cache of recent keys: a hit skips Weir's hash mix and the
+            // allocation (the selector runs on both sides of every shuffle, for every record).
+            int slot = key.hashCode() & (CACHED_KEYS - 1);
+            WeirKey cached = cache[slot];
+            if (cached != null && cached.key().equals(key)) {
+                return cached;
+            }
+            WeirKey wrapped = WeirKey.of(key, maxParallelism, hashes);
+            cache[slot] = wrapped;
+            return wrapped;
         }
     }
 }
