@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             KeyedSumBench.class,
             FlinkKeyedSumBench.class,
+            FlinkRunnerCompare.class,
             CompareBench.class,
             KafkaKeyedSumBench.class,
             KafkaBrokerCommand.class,

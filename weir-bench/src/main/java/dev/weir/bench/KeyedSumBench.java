@@ -51,6 +51,14 @@ public final class KeyedSumBench implements Callable<Integer> {
                             + " before the keyBy: what carrying record time costs.")
     boolean timestamps;
 
+    @Option(
+            names = "--runner",
+            description =
+                    "local (Weir's runtime) or flink (the same pipeline on a local Flink cluster"
+                            + " through FlinkRunner; reported as engine=weir-on-flink) (default"
+                            + " ${DEFAULT-VALUE}).")
+    String runner = "local";
+
     @Override
     public Integer call() throws Exception {
         CheckpointingMode checkpointing =
@@ -131,8 +139,15 @@ public final class KeyedSumBench implements Callable<Integer> {
             throw new IllegalArgumentException(
                     "unknown --sink " + job.sinkKind + "; use discard or file");
         }
+        if (!runner.equals("local") && !runner.equals("flink")) {
+            throw new IllegalArgumentException(
+                    "unknown --runner " + runner + "; use local or flink");
+        }
         RunResources resources = new RunResources();
-        var handle = pipeline.start();
+        var handle =
+                runner.equals("flink")
+                        ? pipeline.start(dev.weir.flink.FlinkRunner.local(job.p))
+                        : pipeline.start();
         JobResult result = handle.await();
         String cost = resources.fields(job.n);
         List<CheckpointStats> checkpoints = handle.checkpointStats();
@@ -150,7 +165,9 @@ public final class KeyedSumBench implements Callable<Integer> {
         StringBuilder line =
                 new StringBuilder(
                         job.resultLine(
-                                "weir", sourceKind.equals("log") ? "-from-log" : "", seconds));
+                                runner.equals("flink") ? "weir-on-flink" : "weir",
+                                sourceKind.equals("log") ? "-from-log" : "",
+                                seconds));
         line.append(cost);
         if (timestamps) {
             line.append(" timestamps=on");

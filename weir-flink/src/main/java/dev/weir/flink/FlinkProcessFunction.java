@@ -1,0 +1,220 @@
+package dev.weir.flink;
+
+import dev.weir.api.OutputTag;
+import dev.weir.api.function.FunctionFactory;
+import dev.weir.api.state.KeyedStateStore;
+import dev.weir.api.time.TimeDomain;
+import dev.weir.api.time.TimerService;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * A Weir {@link dev.weir.api.function.KeyedProcessFunction} as a Flink keyed process function: one
+ * instance per subtask from the step's factory, state over Flink keyed state ({@link FlinkStates}),
+ * timers over Flink's timer service (so they are checkpointed and redistributed with their keys by
+ * Flink), side outputs as Flink side outputs with the same tag id.
+ */
+final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, Object> {
+    private static final long serialVersionUID = 1L;
+    private final Shared<
+                    FunctionFactory<? extends dev.weir.api.function.KeyedProcessFunction<?, ?, ?>>>
+            factory;
+    private final String stepName;
+    private final Shared<AtomicInteger> attempts;
+    private transient dev.weir.api.function.KeyedProcessFunction<Object, Object, Object> function;
+    private transient Scope scope;
+    private transient FlinkStates states;
+
+    FlinkProcessFunction(
+            Shared<FunctionFactory<? extends dev.weir.api.function.KeyedProcessFunction<?, ?, ?>>>
+                    factory,
+            String stepName,
+            Shared<AtomicInteger> attempts) {
+        this.factory = factory;
+        this.stepName = stepName;
+        this.attempts = attempts;
+    }
+
+    /**
+     * Records the attempt number of a starting task in {@code attempts} (local runs only), from
+     * which the job handle reports its restarts.
+     */
+    static void recordAttempt(Shared<AtomicInteger> attempts, TaskInfo task) {
+        AtomicInteger seen = attempts.get();
+        if (seen != null) {
+            seen.accumulateAndGet(task.getAttemptNumber(), Math::max);
+        }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open(OpenContext openContext) throws Exception {
+        function =
+                (dev.weir.api.function.KeyedProcessFunction<Object, Object, Object>)
+                        factory.get().create();
+        scope = new Scope();
+        recordAttempt(attempts, getRuntimeContext().getTaskInfo());
+        states = new FlinkStates(getRuntimeContext());
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        function.open(
+                new dev.weir.api.function.KeyedProcessFunction.OpenContext() {
+                    @Override
+                    public KeyedStateStore states() {
+                        return states;
+                    }
+
+                    @Override
+                    public String stepName() {
+                        return stepName;
+                    }
+
+                    @Override
+                    public int subtaskIndex() {
+                        return subtask;
+                    }
+
+                    @Override
+                    public int parallelism() {
+                        return parallelism;
+                    }
+                });
+    }
+
+    /**
+     * Calls the function's {@code onEndOfInput} for {@code operator}'s subtask: {@code forEachKey}
+     * visits the keys that have state in any declared state (collected first, since the visit may
+     * change state), each with the state scoped to it.
+     */
+    void endOfInput(EndOfInputOperator operator) throws Exception {
+        function.onEndOfInput(
+                new dev.weir.api.function.KeyedProcessFunction.EndOfInputContext<>() {
+                    @Override
+                    public void forEachKey(
+                            dev.weir.api.function.KeyedProcessFunction.KeyAction<Object> action)
+                            throws Exception {
+                        java.util.Set<WeirKey> keys = new java.util.LinkedHashSet<>();
+                        for (String name : states.names()) {
+                            try (java.util.stream.Stream<WeirKey> stored =
+                                    operator.<WeirKey>getKeyedStateBackend()
+                                            .getKeys(name, VoidNamespace.INSTANCE)) {
+                                stored.forEach(keys::add);
+                            }
+                        }
+                        for (WeirKey key : keys) {
+                            operator.setCurrentKey(key);
+                            action.accept(key.key());
+                        }
+                    }
+
+                    @Override
+                    public <X> void output(OutputTag<X> tag, X value) {
+                        operator.emit(tag, value);
+                    }
+                },
+                operator::emit);
+    }
+
+    @Override
+    public void processElement(Object value, Context context, Collector<Object> out)
+            throws Exception {
+        scope.context = context;
+        scope.timerContext = null;
+        scope.out = out;
+        function.process(value, scope, scope);
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext context, Collector<Object> out)
+            throws Exception {
+        scope.context = context;
+        scope.timerContext = context;
+        scope.out = out;
+        function.onTimer(timestamp, scope, scope);
+    }
+
+    /**
+     * The Weir contexts and collector over the Flink ones of the current call (one object per
+     * subtask, reset per call: nothing is allocated per record).
+     */
+    private static final class Scope
+            implements dev.weir.api.function.KeyedProcessFunction.OnTimerContext<Object, Object>,
+                    TimerService,
+                    dev.weir.api.function.Collector<Object> {
+        Collector<Object> out;
+        KeyedProcessFunction<WeirKey, Object, Object>.Context context;
+        KeyedProcessFunction<WeirKey, Object, Object>.OnTimerContext timerContext;
+
+        @Override
+        public void collect(Object record) {
+            out.collect(record);
+        }
+
+        @Override
+        public Object key() {
+            return context.getCurrentKey().key();
+        }
+
+        @Override
+        public boolean hasTimestamp() {
+            return context.timestamp() != null;
+        }
+
+        @Override
+        public long timestamp() {
+            Long timestamp = context.timestamp();
+            return timestamp == null ? Long.MIN_VALUE : timestamp;
+        }
+
+        @Override
+        public TimerService timers() {
+            return this;
+        }
+
+        @Override
+        public <X> void output(OutputTag<X> tag, X value) {
+            context.output(Translator.flinkTag(tag), value);
+        }
+
+        @Override
+        public TimeDomain timeDomain() {
+            return timerContext.timeDomain() == org.apache.flink.streaming.api.TimeDomain.EVENT_TIME
+                    ? TimeDomain.EVENT_TIME
+                    : TimeDomain.PROCESSING_TIME;
+        }
+
+        @Override
+        public long currentProcessingTime() {
+            return context.timerService().currentProcessingTime();
+        }
+
+        @Override
+        public long currentWatermark() {
+            return context.timerService().currentWatermark();
+        }
+
+        @Override
+        public void registerEventTimeTimer(long time) {
+            context.timerService().registerEventTimeTimer(time);
+        }
+
+        @Override
+        public void registerProcessingTimeTimer(long time) {
+            context.timerService().registerProcessingTimeTimer(time);
+        }
+
+        @Override
+        public void deleteEventTimeTimer(long time) {
+            context.timerService().deleteEventTimeTimer(time);
+        }
+
+        @Override
+        public void deleteProcessingTimeTimer(long time) {
+            context.timerService().deleteProcessingTimeTimer(time);
+        }
+    }
+}

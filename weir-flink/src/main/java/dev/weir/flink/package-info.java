@@ -1,0 +1,2 @@
+/** Runs Weir pipelines on Apache Flink: {@link dev.weir.flink.FlinkRunner}. */
+package dev.weir.flink;

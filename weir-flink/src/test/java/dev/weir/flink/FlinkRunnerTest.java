@@ -1,0 +1,473 @@
+package dev.weir.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.api.JobFailedException;
+import dev.weir.api.JobListener;
+import dev.weir.api.JobResult;
+import dev.weir.api.Pipeline;
+import dev.weir.api.RestartStrategy;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.function.KeyedProcessFunction;
+import dev.weir.api.log.DurableLog;
+import dev.weir.api.log.LogOptions;
+import dev.weir.api.log.LogRecord;
+import dev.weir.api.plan.Runner;
+import dev.weir.api.sink.FileSink;
+import dev.weir.api.sink.FileTableSink;
+import dev.weir.api.sink.LogSink;
+import dev.weir.api.sink.Sinks;
+import dev.weir.api.source.Source;
+import dev.weir.api.source.Sources;
+import dev.weir.api.state.MapState;
+import dev.weir.api.state.ValueState;
+import dev.weir.api.time.WatermarkStrategy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The same Weir pipeline on Weir's runtime and on a local Flink cluster commits the same output,
+ * and a failure on Flink keeps it exactly-once.
+ */
+class FlinkRunnerTest {
+    static final int KEYS = 4;
+
+    @TempDir Path temp;
+
+    /** Where one run of the pipeline commits its output. */
+    record Outputs(Path files, Path log, Path table) {
+        List<String> tableRows() throws Exception {
+            return sorted(FileTableSink.readTable(table, Codecs.STRING));
+        }
+
+        List<String> fileLines() throws Exception {
+            return sorted(FileSink.readCommitted(files));
+        }
+
+        List<String> logRecords() {
+            List<String> all = new ArrayList<>();
+            try (DurableLog durable = DurableLog.openReadOnly(log, LogOptions.defaults())) {
+                for (int p = 0; p < durable.partitions("sums"); p++) {
+                    for (LogRecord r : durable.read("sums", p, 0, Integer.MAX_VALUE)) {
+                        all.add(Codecs.STRING.fromBytes(r.payload()));
+                    }
+                }
+            }
+            return sorted(all);
+        }
+    }
+
+    static List<String> sorted(List<String> lines) {
+        List<String> copy = new ArrayList<>(lines);
+        copy.sort(null);
+        return copy;
+    }
+
+    /**
+     * source → map(n × 10) → keyBy(n % KEYS) → running sum in a ValueState → "key:sum" to a
+     * FileSink and a LogSink, exactly-once checkpoints every {@code intervalMs}.
+     */
+    Pipeline pipeline(
+            String name,
+            Source<Long> source,
+            int sourceParallelism,
+            Outputs out,
+            long intervalMs,
+            AtomicBoolean failOnce,
+            AtomicBoolean checkpointed) {
+        try (DurableLog durable = DurableLog.open(out.log(), LogOptions.defaults())) {
+            if (!durable.hasTopic("sums")) {
+                durable.createTopic("sums", 2);
+            }
+        }
+        Pipeline pipeline =
+                Pipeline.create(name)
+                        .parallelism(2)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(intervalMs), temp.resolve(name + "-chk")))
+                        .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ofMillis(10)))
+                        .listener(
+                                new JobListener() {
+                                    @Override
+                                    public void onCheckpointComplete(CheckpointStats stats) {
+                                        checkpointed.set(true);
+                                    }
+                                });
+        var sums =
+                pipeline.source("numbers", source)
+                        .parallelism(sourceParallelism)
+                        .map(
+                                n -> {
+                                    if (checkpointed.get() && failOnce.compareAndSet(true, false)) {
+                                        throw new IllegalStateException("injected failure at " + n);
+                                    }
+                                    return n * 10;
+                                })
+                        .keyBy(n -> n % KEYS)
+                        .<Long, String>process(
+                                "sum",
+                                Codecs.LONG,
+                                (key, n, sum, collector) -> {
+                                    long next = (sum.value() == null ? 0 : sum.value()) + n;
+                                    sum.update(next);
+                                    collector.collect(key + ":" + next);
+                                });
+        sums.sink("files", FileSink.<String>to(out.files()));
+        sums.sink("log", LogSink.to(out.log(), "sums", Codecs.STRING));
+        sums.sink(
+                "table",
+                new FileTableSink<String, String>(
+                        out.table(),
+                        line -> line.substring(0, line.indexOf(':')),
+                        Codecs.STRING,
+                        true));
+        return pipeline;
+    }
+
+    /** What the pipeline must commit for the numbers {@code 1..n}, sorted. */
+    static List<String> expected(long n) {
+        long[] sums = new long[KEYS];
+        List<String> lines = new ArrayList<>();
+        for (long i = 1; i <= n; i++) {
+            long value = i * 10;
+            int key = (int) (value % KEYS);
+            sums[key] += value;
+            lines.add(key + ":" + sums[key]);
+        }
+        return sorted(lines);
+    }
+
+    /** The table an idempotent sink keyed by the key must end with: each key's last sum. */
+    static List<String> expectedTable(long n) {
+        java.util.Map<String, String> last = new java.util.TreeMap<>();
+        for (String line : expected(n)) {
+            String key = line.substring(0, line.indexOf(':'));
+            String previous = last.get(key);
+            long sum = Long.parseLong(line.substring(line.indexOf(':') + 1));
+            if (previous == null
+                    || Long.parseLong(previous.substring(previous.indexOf(':') + 1)) < sum) {
+                last.put(key, line);
+            }
+        }
+        return sorted(new ArrayList<>(last.values()));
+    }
+
+    Outputs outputs(String name) {
+        return new Outputs(
+                temp.resolve(name + "-files"),
+                temp.resolve(name + "-log"),
+                temp.resolve(name + "-table"));
+    }
+
+    JobResult run(Pipeline pipeline, Runner runner) throws Exception {
+        return runner == null ? pipeline.run() : pipeline.run(runner);
+    }
+
+    @Test
+    void sequenceToFileAndLogSinksCommitsTheSameOutputOnWeirAndOnFlink() throws Exception {
+        long n = 2_000;
+        Outputs weir = outputs("weir");
+        Outputs flink = outputs("flink");
+        run(
+                pipeline(
+                        "weir",
+                        Sources.sequence(1, n),
+                        1,
+                        weir,
+                        50,
+                        new AtomicBoolean(),
+                        new AtomicBoolean()),
+                null);
+        run(
+                pipeline(
+                        "flink",
+                        Sources.sequence(1, n),
+                        1,
+                        flink,
+                        50,
+                        new AtomicBoolean(),
+                        new AtomicBoolean()),
+                FlinkRunner.local(2));
+
+        assertThat(flink.fileLines()).isEqualTo(weir.fileLines()).isEqualTo(expected(n));
+        assertThat(flink.logRecords()).isEqualTo(weir.logRecords()).isEqualTo(expected(n));
+        assertThat(flink.tableRows()).isEqualTo(weir.tableRows()).isEqualTo(expectedTable(n));
+    }
+
+    @Test
+    void logSourceWithTwoPartitionsGivesTheSameOutputOnWeirAndOnFlink() throws Exception {
+        long n = 2_000;
+        Path input = temp.resolve("input");
+        try (DurableLog durable = DurableLog.open(input, LogOptions.defaults())) {
+            durable.createTopic("numbers", 2);
+            // Keys are n × 10 % 4: partition 0 holds the even numbers, 1 the odd ones, so each
+            // key's records come from one split in order, and its running sums are deterministic.
+            for (int p = 0; p < 2; p++) {
+                List<byte[]> records = new ArrayList<>();
+                for (long i = 1 + p == 1 ? 2 : 1; i <= n; i += 2) {
+                    records.add(Codecs.LONG.toBytes(i));
+                }
+                durable.append("numbers", p, records);
+            }
+        }
+        Outputs weir = outputs("weir");
+        Outputs flink = outputs("flink");
+        run(
+                pipeline(
+                        "weir",
+                        Sources.log(input, "numbers", Codecs.LONG),
+                        2,
+                        weir,
+                        50,
+                        new AtomicBoolean(),
+                        new AtomicBoolean()),
+                null);
+        run(
+                pipeline(
+                        "flink",
+                        Sources.log(input, "numbers", Codecs.LONG),
+                        2,
+                        flink,
+                        50,
+                        new AtomicBoolean(),
+                        new AtomicBoolean()),
+                FlinkRunner.local(2));
+
+        assertThat(weir.fileLines()).isEqualTo(expected(n));
+        assertThat(flink.fileLines()).isEqualTo(expected(n));
+        assertThat(flink.logRecords()).isEqualTo(weir.logRecords()).isEqualTo(expected(n));
+    }
+
+    @Test
+    void aFunctionThatThrowsOnceAfterACheckpointRestartsFlinkWithExactlyOnceOutput()
+            throws Exception {
+        long n = 6_000;
+        Outputs flink = outputs("flink");
+        AtomicBoolean failOnce = new AtomicBoolean(true);
+        AtomicBoolean checkpointed = new AtomicBoolean();
+        // 1 split at 4000 records/s: about 1.5 s, so checkpoints (every 50 ms) complete first.
+        JobResult result =
+                run(
+                        pipeline(
+                                "flink",
+                                Sources.sequence(1, n, 1, 4_000),
+                                1,
+                                flink,
+                                50,
+                                failOnce,
+                                checkpointed),
+                        FlinkRunner.local(2));
+
+        assertThat(failOnce).as("the failure was injected").isFalse();
+        assertThat(result.restarts()).isGreaterThanOrEqualTo(1);
+        assertThat(flink.fileLines()).isEqualTo(expected(n));
+        assertThat(flink.logRecords()).isEqualTo(expected(n));
+        assertThat(flink.tableRows()).isEqualTo(expectedTable(n));
+    }
+
+    @Test
+    void aNewRunAfterAFailedOneResumesFromItsNewestCheckpointExactlyOnce() throws Exception {
+        long n = 6_000;
+        Outputs flink = outputs("flink");
+        AtomicBoolean failOnce = new AtomicBoolean(true);
+        AtomicBoolean checkpointed = new AtomicBoolean();
+        Pipeline first =
+                pipeline(
+                                "flink",
+                                Sources.sequence(1, n, 1, 4_000),
+                                1,
+                                flink,
+                                50,
+                                failOnce,
+                                checkpointed)
+                        .restartStrategy(RestartStrategy.none());
+        assertThatThrownBy(() -> first.run(FlinkRunner.local(2)))
+                .isInstanceOf(JobFailedException.class)
+                .cause()
+                .hasMessageStartingWith("injected failure at");
+        assertThat(flink.fileLines()).as("the first run committed output").isNotEmpty();
+
+        // A new run on the same directories (resume "latest", the default), as a new process
+        // would start: it restores the failed run's newest checkpoint instead of starting over.
+        pipeline("flink", Sources.sequence(1, n, 1, 0), 1, flink, 50, failOnce, new AtomicBoolean())
+                .run(FlinkRunner.local(2));
+
+        assertThat(flink.fileLines()).isEqualTo(expected(n));
+        assertThat(flink.logRecords()).isEqualTo(expected(n));
+        assertThat(flink.tableRows()).isEqualTo(expectedTable(n));
+    }
+
+    @Test
+    void aFailureWithoutRestartsReportsTheUsersException() {
+        Pipeline pipeline =
+                Pipeline.create("fails").parallelism(1).restartStrategy(RestartStrategy.none());
+        pipeline.source("numbers", Sources.sequence(1, 10))
+                .map(
+                        n -> {
+                            if (n == 5) {
+                                throw new IllegalArgumentException("five is not allowed");
+                            }
+                            return n;
+                        })
+                .sink("out", Sinks.collect());
+
+        assertThatThrownBy(() -> pipeline.run(FlinkRunner.local(1)))
+                .isInstanceOf(JobFailedException.class)
+                .cause()
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("five is not allowed");
+    }
+
+    @Test
+    void onEndOfInputVisitsEveryKeyWithItsStateOnWeirAndOnFlink() throws Exception {
+        List<String> weir = totals(null);
+        List<String> flink = totals(FlinkRunner.local(2));
+
+        // 1..100 by n % 4: the sums of 4, 8, ..., 100; 1, 5, ..., 97; and so on.
+        assertThat(flink).isEqualTo(weir).containsExactly("0=1300", "1=1225", "2=1250", "3=1275");
+    }
+
+    List<String> totals(Runner runner) throws Exception {
+        var out = Sinks.<String>collect();
+        Pipeline pipeline = Pipeline.create("totals").parallelism(2);
+        pipeline.source("numbers", Sources.sequence(1, 100))
+                .keyBy(n -> n % KEYS)
+                .process("totals", EndOfInputTotals::new)
+                .sink("out", out);
+        run(pipeline, runner);
+        return sorted(out.results());
+    }
+
+    @Test
+    void aStepWiderThanTheLocalClusterIsRefused() {
+        Pipeline pipeline = Pipeline.create("wide").parallelism(4);
+        pipeline.source("numbers", Sources.sequence(1, 10)).sink("out", Sinks.collect());
+
+        assertThatThrownBy(() -> pipeline.start(FlinkRunner.local(2)))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("parallelism 4 exceeds the 2 slots")
+                .hasMessageContaining("FlinkRunner.local(4)");
+    }
+
+    @Test
+    void collectSinkAndCapturedObjectsAreSharedWithTheLocalCluster() throws Exception {
+        var results = Sinks.<Long>collect();
+        Pipeline pipeline = Pipeline.create("collect").parallelism(2);
+        pipeline.source("numbers", Sources.sequence(1, 100))
+                .filter(n -> n % 10 == 0)
+                .sink("out", results);
+
+        pipeline.run(FlinkRunner.local(2));
+
+        assertThat(results.results())
+                .containsExactlyInAnyOrder(10L, 20L, 30L, 40L, 50L, 60L, 70L, 80L, 90L, 100L);
+    }
+
+    @Test
+    void eventTimeTimersFireTheSameWindowsOnWeirAndOnFlink() throws Exception {
+        long n = 2_000;
+        List<String> weir = windowSums(n, null);
+        List<String> flink = windowSums(n, FlinkRunner.local(2));
+
+        assertThat(flink).isEqualTo(weir).isEqualTo(expectedWindowSums(n));
+    }
+
+    /** Record {@code i} at event time {@code i × 10} ms; sums per key and second, by timers. */
+    List<String> windowSums(long n, Runner runner) throws Exception {
+        var out = Sinks.<String>collect();
+        Pipeline pipeline = Pipeline.create("windows").parallelism(2);
+        pipeline.source("numbers", Sources.sequence(1, n))
+                .parallelism(1)
+                .assignTimestampsAndWatermarks(
+                        WatermarkStrategy.<Long>forMonotonousTimestamps()
+                                .withTimestampAssigner((i, previous) -> i * 10))
+                .parallelism(1)
+                .keyBy(i -> i % KEYS)
+                .process("windows", WindowSums::new)
+                .sink("out", out);
+        run(pipeline, runner);
+        return sorted(out.results());
+    }
+
+    static List<String> expectedWindowSums(long n) {
+        java.util.Map<String, Long> sums = new java.util.TreeMap<>();
+        for (long i = 1; i <= n; i++) {
+            long end = (i * 10 / 1000 + 1) * 1000;
+            sums.merge((i % KEYS) + "@" + end, i, Long::sum);
+        }
+        List<String> lines = new ArrayList<>();
+        sums.forEach((window, sum) -> lines.add(window + "=" + sum));
+        return sorted(lines);
+    }
+
+    /**
+     * A one-second tumbling window per key made of keyed state and event-time timers: each record
+     * adds to its window's sum; a timer at the window's last millisecond emits and forgets it.
+     */
+    static final class WindowSums implements KeyedProcessFunction<Long, Long, String> {
+        private static final long serialVersionUID = 1L;
+        private MapState<Long, Long> sums;
+
+        @Override
+        public void open(OpenContext context) {
+            sums = context.states().mapState("sums", Codecs.LONG, Codecs.LONG);
+        }
+
+        @Override
+        public void process(
+                Long value,
+                Context<Long, String> context,
+                dev.weir.api.function.Collector<String> out) {
+            long end = (context.timestamp() / 1000 + 1) * 1000;
+            Long sum = sums.get(end);
+            sums.put(end, (sum == null ? 0 : sum) + value);
+            context.timers().registerEventTimeTimer(end - 1);
+        }
+
+        @Override
+        public void onTimer(
+                long timestamp,
+                OnTimerContext<Long, String> context,
+                dev.weir.api.function.Collector<String> out) {
+            long end = timestamp + 1;
+            out.collect(context.key() + "@" + end + "=" + sums.get(end));
+            sums.remove(end);
+        }
+    }
+
+    /** Sums per key and emits "key=total" for every key at the end of input. */
+    static final class EndOfInputTotals implements KeyedProcessFunction<Long, Long, String> {
+        private static final long serialVersionUID = 1L;
+        private ValueState<Long> total;
+
+        @Override
+        public void open(OpenContext context) {
+            total = context.states().valueState("total", Codecs.LONG);
+        }
+
+        @Override
+        public void process(
+                Long value,
+                Context<Long, String> context,
+                dev.weir.api.function.Collector<String> out) {
+            total.update((total.value() == null ? 0 : total.value()) + value);
+        }
+
+        @Override
+        public void onEndOfInput(
+                EndOfInputContext<Long, String> context,
+                dev.weir.api.function.Collector<String> out)
+                throws Exception {
+            context.forEachKey(key -> out.collect(key + "=" + total.value()));
+        }
+    }
+}

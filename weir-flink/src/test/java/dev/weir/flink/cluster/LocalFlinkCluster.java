@@ -1,0 +1,217 @@
+package dev.weir.flink.cluster;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A standalone Flink 2.3 session cluster from the test's class path: one JobManager and {@code n}
+ * TaskManagers with 2 slots each, as child JVMs (the recipe in COMPONENTS.md: every TaskManager
+ * memory value set, since Flink's launch scripts are not there to compute them). TaskManagers can
+ * be SIGKILLed and started again. Their output goes to files beside the configuration.
+ */
+public final class LocalFlinkCluster implements AutoCloseable {
+    private final Path dir;
+    private final int restPort;
+    private Process jobManager;
+    private final List<Process> taskManagers = new ArrayList<>();
+    private final List<String> taskManagerIds = new ArrayList<>();
+    private int launched;
+
+    private LocalFlinkCluster(Path dir, int restPort) {
+        this.dir = dir;
+        this.restPort = restPort;
+    }
+
+    /** Starts the JobManager and {@code taskManagers} TaskManagers; waits until all registered. */
+    public static LocalFlinkCluster start(Path dir, int taskManagers, Duration timeout)
+            throws Exception {
+        int rpcPort = freePort();
+        int restPort = freePort();
+        Path conf = Files.createDirectories(dir.resolve("conf"));
+        Files.writeString(
+                conf.resolve("config.yaml"),
+                String.join(
+                        "\n",
+                        "jobmanager.rpc.address: localhost",
+                        "jobmanager.rpc.port: " + rpcPort,
+                        "jobmanager.bind-host: localhost",
+                        "rest.port: " + restPort,
+                        "rest.address: localhost",
+                        "rest.bind-address: localhost",
+                        "taskmanager.bind-host: localhost",
+                        "taskmanager.host: localhost",
+                        "taskmanager.numberOfTaskSlots: 2",
+                        "taskmanager.load-balance.mode: slots",
+                        "heartbeat.interval: 2000",
+                        "heartbeat.timeout: 10000",
+                        "taskmanager.cpu.cores: 1.0",
+                        "taskmanager.memory.framework.heap.size: 128m",
+                        "taskmanager.memory.task.heap.size: 256m",
+                        "taskmanager.memory.framework.off-heap.size: 128m",
+                        "taskmanager.memory.task.off-heap.size: 0m",
+                        "taskmanager.memory.network.min: 64m",
+                        "taskmanager.memory.network.max: 64m",
+                        "taskmanager.memory.managed.size: 128m",
+                        "taskmanager.memory.jvm-metaspace.size: 256m",
+                        "taskmanager.memory.jvm-overhead.min: 192m",
+                        "taskmanager.memory.jvm-overhead.max: 192m",
+                        "io.tmp.dirs: " + Files.createDirectories(dir.resolve("tmp")),
+                        ""));
+        LocalFlinkCluster cluster = new LocalFlinkCluster(dir, restPort);
+        cluster.jobManager =
+                cluster.launch(
+                        "jobmanager",
+                        List.of("-Xmx512m", "-XX:MaxMetaspaceSize=256m"),
+                        "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint");
+        for (int i = 0; i < taskManagers; i++) {
+            cluster.taskManagers.add(null);
+            cluster.taskManagerIds.add(null);
+            cluster.launchTaskManager(i);
+        }
+        cluster.awaitTaskManagers(taskManagers, timeout);
+        return cluster;
+    }
+
+    /** The REST port jobs are submitted to. */
+    public int restPort() {
+        return restPort;
+    }
+
+    /**
+     * SIGKILLs the first TaskManager that runs tasks (a slot in use, by the REST endpoint) and
+     * waits until its process is gone; returns its index.
+     */
+    public int killBusyTaskManager() throws Exception {
+        for (int i = 0; i < taskManagers.size(); i++) {
+            String info = rest("/taskmanagers/" + taskManagerIds.get(i));
+            Matcher slots = Pattern.compile("\"slotsNumber\":(\\d+)").matcher(info);
+            Matcher free = Pattern.compile("\"freeSlots\":(\\d+)").matcher(info);
+            if (slots.find() && free.find() && !free.group(1).equals(slots.group(1))) {
+                Process process = taskManagers.get(i);
+                process.destroyForcibly();
+                process.waitFor();
+                return i;
+            }
+        }
+        throw new IllegalStateException("no TaskManager runs tasks: " + rest("/taskmanagers"));
+    }
+
+    /** Starts TaskManager {@code index} again, with a new resource id. */
+    public void restartTaskManager(int index) throws IOException {
+        launchTaskManager(index);
+    }
+
+    /** GETs {@code path} from the REST endpoint; returns the body. */
+    public String rest(String path) throws IOException {
+        HttpURLConnection connection =
+                (HttpURLConnection)
+                        URI.create("http://localhost:" + restPort + path).toURL().openConnection();
+        connection.setConnectTimeout(2_000);
+        connection.setReadTimeout(5_000);
+        try (InputStream in = connection.getInputStream()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } finally {
+            connection.disconnect();
+        }
+    }
+
+    private void launchTaskManager(int index) throws IOException {
+        String id = "tm-" + index + "-" + launched++;
+        taskManagerIds.set(index, id);
+        taskManagers.set(
+                index,
+                launch(
+                        id,
+                        List.of(
+                                "-Xms384m",
+                                "-Xmx384m",
+                                "-XX:MaxDirectMemorySize=192m",
+                                "-XX:MaxMetaspaceSize=256m"),
+                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                        "-Dtaskmanager.resource-id=" + id));
+    }
+
+    private Process launch(String name, List<String> jvmFlags, String mainClass, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmFlags);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.add("--configDir");
+        command.add(dir.resolve("conf").toString());
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve(name + ".log").toFile())
+                .start();
+    }
+
+    /**
+     * Waits until {@code count} TaskManagers are registered, asking the REST endpoint; a connection
+     * refused while the JobManager starts is retried.
+     */
+    private void awaitTaskManagers(int count, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            if (!jobManager.isAlive()) {
+                throw new IllegalStateException(
+                        "the JobManager exited; see " + dir.resolve("jobmanager.log"));
+            }
+            try {
+                last = rest("/taskmanagers");
+                if (countOf(last, "\"id\"") >= count) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                last = notYet.toString();
+            }
+            // Paces the polling, and notices a JobManager that exits meanwhile.
+            jobManager.waitFor(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        throw new IllegalStateException(
+                count + " TaskManagers did not register within " + timeout + ": " + last);
+    }
+
+    static int countOf(String text, String needle) {
+        int count = 0;
+        for (int at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+            count++;
+        }
+        return count;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (Process process : taskManagers) {
+            if (process == null) {
+                continue;
+            }
+            process.destroyForcibly();
+            process.waitFor();
+        }
+        if (jobManager != null) {
+            jobManager.destroyForcibly();
+            jobManager.waitFor();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
