@@ -120,7 +120,7 @@ public abstract class ExactlyOnceSinkConformance {
     void aFinalCheckpointThatFailsIsTriedAgain(String point) throws Exception {
         Path output = temp.resolve("out");
         FaultPoints.throwAt(point, 1);
-        JobResult result = runJob(output, temp.resolve("chk"), Duration.ofHours(1));
+        JobResult result = runJob(output, temp.resolve("chk"), Duration.ofMinutes(2));
         assertThat(FaultPoints.hits(point)).as("the fault fired").isPositive();
         assertThat(result.restarts()).isZero();
         assertExactlyOnce(readCommitted(output));
