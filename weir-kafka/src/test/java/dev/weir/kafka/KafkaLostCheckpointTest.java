@@ -73,6 +73,12 @@ class KafkaLostCheckpointTest {
         }
     }
 
+    private boolean hasComplete() throws Exception {
+        try (Stream<Path> dirs = Files.list(dir.resolve("chk"))) {
+            return dirs.anyMatch(d -> Files.exists(d.resolve("_manifest")));
+        }
+    }
+
     private static long idOf(Path checkpoint) {
         String name = checkpoint.getFileName().toString();
         return Long.parseLong(name.substring(name.indexOf('-') + 1));
@@ -93,11 +99,20 @@ class KafkaLostCheckpointTest {
     void aLostManifestWhoseCommitsRanIsRefused(int before, int after) throws Exception {
         String topic = TestKafka.newTopic("lost", 2);
         runUntilCommit(topic, before, 3);
-        Path lost = newestComplete();
-        long lostId = idOf(lost);
-        assertThat(newestProgress(topic)).as("the lost checkpoint's commits ran").isEqualTo(lostId);
-        byte[] manifest = Files.readAllBytes(lost.resolve("_manifest"));
-        Files.delete(lost.resolve("_manifest"));
+        // The lost checkpoint is the newest whose commits ran; a newer one may have completed
+        // while the job failed (its commit had not run): lose that one's manifest too.
+        long lostId = newestProgress(topic);
+        assertThat(lostId).as("a checkpoint's commits ran").isPositive();
+        assertThat(idOf(newestComplete())).isGreaterThanOrEqualTo(lostId);
+        Map<Path, byte[]> manifests = new java.util.HashMap<>();
+        while (idOf(newestComplete()) >= lostId) {
+            Path manifest = newestComplete().resolve("_manifest");
+            manifests.put(manifest, Files.readAllBytes(manifest));
+            Files.delete(manifest);
+            if (!hasComplete()) {
+                break;
+            }
+        }
         // The lost checkpoint's transactions that did not commit yet stay open: wait only for the
         // markers of commits that already ran.
         TestKafka.awaitNoMarkersInFlight(topic);
@@ -121,7 +136,9 @@ class KafkaLostCheckpointTest {
 
         if (before == 1 && after == 1) {
             // The fix: put the manifest back; the refused run aborted nothing it had to commit.
-            Files.write(lost.resolve("_manifest"), manifest);
+            for (Map.Entry<Path, byte[]> manifest : manifests.entrySet()) {
+                Files.write(manifest.getKey(), manifest.getValue());
+            }
             run(topic, after, "latest", RestartStrategy.fixedDelay(3, Duration.ZERO));
             ExactlyOnceSinkConformance.assertExactlyOnce(TestKafka.readCommitted(topic));
         }
