@@ -52,6 +52,12 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     private Map<String, Output> sideOutputs;
     private long watermark = Long.MIN_VALUE;
 
+    /** True once the end of input ran here, in this run or (restored) before. */
+    private boolean ended;
+
+    /** True if restored from a checkpoint taken after the end of input ran (the final one). */
+    private boolean endedBefore;
+
     /** The largest watermark before the end of input raised it to MAX_VALUE. */
     private long watermarkBeforeEnd = Long.MIN_VALUE;
 
@@ -119,8 +125,10 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
                     for (long at : eventTimerState.get()) {
                         eventTimers.add(at, key);
                     }
-                    for (long at : processingTimerState.get()) {
-                        processingTimers.add(at, key);
+                    if (!endedBefore) { // else dropped at the end of input, before the restore
+                        for (long at : processingTimerState.get()) {
+                            processingTimers.add(at, key);
+                        }
                     }
                 });
         scheduleProcessing();
@@ -161,19 +169,31 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     @Override
     public byte[] snapshotOperatorState(long checkpointId) {
         long saved = watermark == Long.MAX_VALUE ? watermarkBeforeEnd : watermark;
-        return ByteBuffer.allocate(Long.BYTES).putLong(saved).array();
+        return ByteBuffer.allocate(Long.BYTES + 1)
+                .putLong(saved)
+                .put((byte) (ended ? 1 : 0))
+                .array();
     }
 
-    /** Starts from the smallest watermark of the old subtasks assigned to this one. */
+    /**
+     * Starts from the smallest watermark of the old subtasks assigned to this one, and as ended if
+     * every one of them had run its end of input (a restore of the final checkpoint).
+     */
     @Override
     public void restoreOperatorState(List<byte[]> states) {
         long restored = Long.MAX_VALUE;
+        boolean allEnded = true;
         for (byte[] state : states) {
-            restored = Math.min(restored, ByteBuffer.wrap(state).getLong());
+            ByteBuffer buffer = ByteBuffer.wrap(state);
+            restored = Math.min(restored, buffer.getLong());
+            // 8 bytes: written before the flag existed.
+            allEnded &= buffer.remaining() > 0 && buffer.get() == 1;
         }
         if (!states.isEmpty()) {
             watermark = restored;
             watermarkBeforeEnd = restored;
+            endedBefore = allEnded;
+            ended = allEnded;
         }
     }
 
@@ -217,6 +237,9 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
 
     private void onProcessingTime(long scheduledFor) throws Exception {
         scheduledProcessing = Long.MAX_VALUE;
+        if (endedBefore) {
+            return; // dropped at the end of input, which ran before the restore
+        }
         fire(processingTimers, timeService.now(), TimeDomain.PROCESSING_TIME, processingTimerState);
         scheduleProcessing();
     }
@@ -232,6 +255,12 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
 
     @Override
     public void finish() throws Exception {
+        ended = true;
+        if (endedBefore) {
+            // Restored from a checkpoint taken after the end of input: what onEndOfInput emitted
+            // is in the sink's committed output already; emitting it again would duplicate it.
+            return;
+        }
         KeyedProcessFunction.EndOfInputContext<Object, Object> end =
                 new KeyedProcessFunction.EndOfInputContext<>() {
                     @Override

@@ -118,13 +118,19 @@ public final class TimestampsOperator implements StreamOperator {
                             ? time.timestamp
                             : assigner.extractTimestamp(record, time.timestamp);
             time.timestamp = timestamp;
-            if (timestamp != RecordTime.NONE) {
-                generator.onEvent(record, timestamp, watermarks);
-            }
         } catch (RuntimeException e) {
             throw new UserCodeException("assignTimestampsAndWatermarks '" + name + "'", e);
         }
+        // The record first: a watermark its generator emits on it must not overtake it (the
+        // record would arrive late behind its own watermark).
         output.collect(record);
+        if (timestamp != RecordTime.NONE) {
+            try {
+                generator.onEvent(record, timestamp, watermarks);
+            } catch (RuntimeException e) {
+                throw new UserCodeException("assignTimestampsAndWatermarks '" + name + "'", e);
+            }
+        }
     }
 
     @Override
