@@ -117,10 +117,23 @@ public final class KafkaCommand implements Callable<Integer> {
                 }
                 props.put(property.substring(0, eq), property.substring(eq + 1));
             }
+            if (action != null) {
+                SinkTransactions.requireNoRunningJob(checkpoints);
+            }
             try (KafkaTransactions cluster = KafkaTransactions.connect(bootstrapServers, props)) {
                 if (action != null && action.commit) {
-                    SinkTransactions.commit(checkpoints, sink, sinkPrefix, cluster)
-                            .forEach(out::println);
+                    List<String> lines =
+                            SinkTransactions.commit(checkpoints, sink, sinkPrefix, cluster);
+                    lines.forEach(out::println);
+                    long lost = lines.stream().filter(l -> l.startsWith("LOST")).count();
+                    if (lost > 0) {
+                        throw new IllegalStateException(
+                                lost
+                                        + " transaction(s) were aborted before they could be"
+                                        + " committed: their records are lost from the output."
+                                        + " Raise KafkaSink.transactionTimeout; to write them"
+                                        + " again, restore an older checkpoint (fromSavepoint)");
+                    }
                 } else if (action != null && action.abort) {
                     SinkTransactions.abort(checkpoints, sink, sinkPrefix, cluster)
                             .forEach(out::println);

@@ -84,6 +84,48 @@ public final class SinkTransactions {
     }
 
     /**
+     * Refuses to change a running job's transactions: its checkpoint directory's {@code .lock} is
+     * held (by the job's process) while it runs. For a tool in another process, such as {@code weir
+     * kafka transactions}: never call it in the job's own process (closing any descriptor of a
+     * locked file there would drop the job's lock). Taking the lock for a moment is harmless: a job
+     * starting meanwhile is refused and can be started again.
+     */
+    public static void requireNoRunningJob(Path checkpoints) {
+        Path file = checkpoints.resolve(".lock");
+        if (!java.nio.file.Files.exists(file)) {
+            return;
+        }
+        try (java.nio.channels.FileChannel channel =
+                java.nio.channels.FileChannel.open(
+                        file,
+                        java.nio.file.StandardOpenOption.READ,
+                        java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.channels.FileLock lock;
+            try {
+                lock = channel.tryLock();
+            } catch (java.nio.channels.OverlappingFileLockException e) {
+                lock = null; // held in this very process
+            }
+            if (lock == null) {
+                String holder =
+                        new String(
+                                        java.nio.file.Files.readAllBytes(file),
+                                        java.nio.charset.StandardCharsets.US_ASCII)
+                                .trim();
+                throw new IllegalStateException(
+                        "a job is running on checkpoint directory "
+                                + checkpoints
+                                + (holder.isEmpty() ? "" : " (pid " + holder + ")")
+                                + ": it commits and aborts its own transactions. Stop it first;"
+                                + " committing or aborting by hand is for a job that is down");
+            }
+            lock.release();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot check the lock " + file, e);
+        }
+    }
+
+    /**
      * Commits the checkpoint's pre-committed transactions that are not committed yet, then aborts
      * the other open transactions of the sink, as a restart of the job would; returns a line per
      * transaction.

@@ -93,6 +93,24 @@ class SinkTransactionsTest {
     }
 
     @Test
+    void aCheckpointDirectoryWhoseLockIsHeldIsRefusedForChangesByHand() throws Exception {
+        java.nio.file.Path checkpoints = java.nio.file.Files.createDirectories(dir.resolve("held"));
+        SinkTransactions.requireNoRunningJob(checkpoints); // no lock file: nothing runs there
+        try (java.nio.channels.FileChannel channel =
+                        java.nio.channels.FileChannel.open(
+                                checkpoints.resolve(".lock"),
+                                java.nio.file.StandardOpenOption.CREATE,
+                                java.nio.file.StandardOpenOption.WRITE);
+                java.nio.channels.FileLock held = channel.lock()) {
+            assertThatThrownBy(() -> SinkTransactions.requireNoRunningJob(checkpoints))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("a job is running on checkpoint directory")
+                    .hasMessageContaining("Stop it first");
+        }
+        SinkTransactions.requireNoRunningJob(checkpoints); // released: a job that is down
+    }
+
+    @Test
     void abortingByHandEndsEveryOpenTransactionOfTheSink() throws Exception {
         String topic = TestKafka.newTopic("hand-abort", 2);
         failBeforeACommit(topic);
