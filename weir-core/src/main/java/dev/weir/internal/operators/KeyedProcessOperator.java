@@ -353,6 +353,13 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
 
         @Override
         public <X> void output(OutputTag<X> tag, X value) {
+            if (tag == null) {
+                throw new dev.weir.api.UnrecoverableException(
+                        "process '"
+                                + name
+                                + "' emitted to a null side output; pass the OutputTag the"
+                                + " pipeline reads with DataStream.sideOutput(tag)");
+            }
             if (value == null) {
                 throw NullCheckingOutput.nullRecord(
                         "process '" + name + "'", "emitted null to side output '" + tag.id() + "'");
