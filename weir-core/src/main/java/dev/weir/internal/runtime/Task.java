@@ -400,6 +400,11 @@ public final class Task {
      */
     private void advanceWatermark(long newWatermark) {
         if (newWatermark == Output.IDLE) {
+            long flushed = watermarks.takeFlushed();
+            if (flushed > watermark) {
+                watermark = flushed;
+                head.emitWatermark(flushed);
+            }
             head.emitWatermark(Output.IDLE); // every open input is idle, so is this task's output
         } else if (newWatermark > watermark) {
             watermark = newWatermark;

@@ -17,6 +17,19 @@ final class WatermarkTracker {
     /** True while every open channel is idle (and the task said so downstream). */
     private boolean taskIdle;
 
+    /** The watermark the task reached as every channel went idle, to emit before the idleness. */
+    private long flushed = Long.MIN_VALUE;
+
+    /**
+     * After {@link Output#IDLE} was returned: the watermark to emit first (the largest over the
+     * channels, now that all are idle), or {@link Long#MIN_VALUE}; once.
+     */
+    long takeFlushed() {
+        long value = flushed;
+        flushed = Long.MIN_VALUE;
+        return value;
+    }
+
     WatermarkTracker(int channels) {
         this.channels = new long[channels];
         this.ended = new boolean[channels];
@@ -85,6 +98,19 @@ final class WatermarkTracker {
                 return Long.MIN_VALUE;
             }
             taskIdle = true;
+            // The channels that went idle last vouched for more than the minimum: every one of
+            // them is idle now, so the largest is safe (as Flink does). Without it, a channel that
+            // went idle before the others caught up held the windows they had passed forever.
+            long max = Long.MIN_VALUE;
+            for (int i = 0; i < channels.length; i++) {
+                if (!ended[i]) {
+                    max = Math.max(max, channels[i]);
+                }
+            }
+            if (max > current) {
+                current = max;
+                flushed = max;
+            }
             return Output.IDLE;
         }
         if (min > current) {

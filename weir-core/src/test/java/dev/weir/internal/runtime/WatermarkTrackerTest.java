@@ -56,4 +56,34 @@ class WatermarkTrackerTest {
                 .isEqualTo(10);
         assertThat(tracker.onWatermark(0, 15)).isEqualTo(15);
     }
+
+    /**
+     * A channel that went idle first does not hold back what the others reached before they went
+     * idle too: once all are idle, the task's watermark is the largest (windows the busy channel
+     * passed fire), then it is idle. It used to stay at the minimum for good.
+     */
+    @Test
+    void whenEveryChannelIsIdleTheLargestWatermarkIsEmittedFirst() {
+        WatermarkTracker tracker = new WatermarkTracker(2);
+        assertThat(tracker.onWatermark(1, Output.IDLE)).isEqualTo(NONE); // empty, idle at once
+        assertThat(tracker.onWatermark(0, 50)).isEqualTo(50);
+        assertThat(tracker.onWatermark(0, 98)).isEqualTo(98);
+        tracker = new WatermarkTracker(2);
+        tracker.onWatermark(1, 3);
+        tracker.onWatermark(0, 98); // channel 1 still holds the minimum at 3
+        assertThat(tracker.current()).isEqualTo(3);
+        assertThat(tracker.onWatermark(1, Output.IDLE)).isEqualTo(98); // left out: 98
+        assertThat(tracker.onWatermark(0, Output.IDLE)).isEqualTo(Output.IDLE);
+        assertThat(tracker.takeFlushed()).as("nothing more to flush").isEqualTo(NONE);
+
+        tracker = new WatermarkTracker(2);
+        tracker.onWatermark(0, 98);
+        tracker.onWatermark(1, 3);
+        assertThat(tracker.onWatermark(0, Output.IDLE)).as("channel 0 idle first").isEqualTo(NONE);
+        assertThat(tracker.current()).isEqualTo(3);
+        assertThat(tracker.onWatermark(1, Output.IDLE)).isEqualTo(Output.IDLE);
+        assertThat(tracker.takeFlushed()).as("the largest, now that all are idle").isEqualTo(98);
+        assertThat(tracker.current()).isEqualTo(98);
+        assertThat(tracker.takeFlushed()).as("once").isEqualTo(NONE);
+    }
 }
