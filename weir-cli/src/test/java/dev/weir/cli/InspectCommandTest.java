@@ -65,7 +65,7 @@ class InspectCommandTest {
                 .startsWith("checkpoint 1 of job 'inspected' in " + first)
                 .contains("source numbers\n  split numbers offset=5 running\n")
                 .contains(
-                        "operator sum keys=2 operator_state_bytes=0\n",
+                        "operator sum keys=2 operator_state_bytes=9\n",
                         "  value state value codec weir.auto\n    even = 6\n    odd = 9\n")
                 .contains(
                         "operator files keys=0 operator_state_bytes=",
