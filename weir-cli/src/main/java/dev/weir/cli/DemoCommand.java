@@ -181,19 +181,34 @@ public final class DemoCommand implements Callable<Integer> {
 
     /**
      * 1..{@code to} as one replayable split, which holds back after {@code pauseAfter} until
-     * released, so the demo can checkpoint at exactly that offset.
+     * released, so the demo can checkpoint at exactly that offset; optionally says where a restore
+     * makes it resume.
      */
     static final class GatedSequence implements Source<Long> {
+        private static final long serialVersionUID = 1L;
         private final long to;
         private final long pauseAfter;
         private final AtomicBoolean released;
         private final AtomicBoolean paused;
 
+        /** Told each restored position, or null. */
+        private final transient java.util.function.LongConsumer onSeek;
+
         GatedSequence(long to, long pauseAfter, AtomicBoolean released, AtomicBoolean paused) {
+            this(to, pauseAfter, released, paused, null);
+        }
+
+        GatedSequence(
+                long to,
+                long pauseAfter,
+                AtomicBoolean released,
+                AtomicBoolean paused,
+                java.util.function.LongConsumer onSeek) {
             this.to = to;
             this.pauseAfter = pauseAfter;
             this.released = released;
             this.paused = paused;
+            this.onSeek = onSeek;
         }
 
         @Override
@@ -240,6 +255,9 @@ public final class DemoCommand implements Callable<Integer> {
 
                 @Override
                 public void seek(long position) throws IOException {
+                    if (onSeek != null) {
+                        onSeek.accept(position);
+                    }
                     emitted = position;
                 }
             };

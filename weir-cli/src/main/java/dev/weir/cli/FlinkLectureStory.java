@@ -1,6 +1,5 @@
 package dev.weir.cli;
 
-import dev.weir.api.Guarantee;
 import dev.weir.api.JobHandle;
 import dev.weir.api.JobListener;
 import dev.weir.api.Pipeline;
@@ -8,13 +7,8 @@ import dev.weir.api.RestartStrategy;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.codec.Codecs;
-import dev.weir.api.function.Collector;
 import dev.weir.api.sink.CollectSink;
 import dev.weir.api.sink.Sinks;
-import dev.weir.api.source.ReadStatus;
-import dev.weir.api.source.Source;
-import dev.weir.api.source.SourceContext;
-import dev.weir.api.source.SourceReader;
 import dev.weir.cli.DemoCommand.ParitySum;
 import dev.weir.flink.FlinkRunner;
 import java.io.PrintStream;
@@ -61,7 +55,19 @@ final class FlinkLectureStory {
                                         lastCompleted.accumulateAndGet(stats.id(), Math::max);
                                     }
                                 });
-        pipeline.source("numbers", new AnnouncedGate(10, 5, released, paused, out))
+        pipeline.source(
+                        "numbers",
+                        new DemoCommand.GatedSequence(
+                                10,
+                                5,
+                                released,
+                                paused,
+                                position ->
+                                        out.println(
+                                                "restored Flink's checkpoint: offset="
+                                                        + position
+                                                        + "; replaying from offset "
+                                                        + position)))
                 .keyBy(n -> n % 2 == 0 ? "even" : "odd")
                 .<Long, ParitySum>process(
                         "sum",
@@ -117,85 +123,5 @@ final class FlinkLectureStory {
             latest.put(update.parity(), update.sum());
         }
         return latest;
-    }
-
-    /**
-     * 1..{@code to} as one replayable split that holds back after {@code pauseAfter} until
-     * released, and says where a restore makes it resume.
-     */
-    static final class AnnouncedGate implements Source<Long> {
-        private static final long serialVersionUID = 1L;
-        private final long to;
-        private final long pauseAfter;
-        private final AtomicBoolean released;
-        private final AtomicBoolean paused;
-        private final transient PrintStream out;
-
-        AnnouncedGate(
-                long to,
-                long pauseAfter,
-                AtomicBoolean released,
-                AtomicBoolean paused,
-                PrintStream out) {
-            this.to = to;
-            this.pauseAfter = pauseAfter;
-            this.released = released;
-            this.paused = paused;
-            this.out = out;
-        }
-
-        @Override
-        public String kind() {
-            return "sequence";
-        }
-
-        @Override
-        public boolean isReplayable() {
-            return true;
-        }
-
-        @Override
-        public Guarantee guarantee() {
-            return Guarantee.EXACTLY_ONCE;
-        }
-
-        @Override
-        public List<String> splits(int parallelism) {
-            return List.of("numbers");
-        }
-
-        @Override
-        public SourceReader<Long> openReader(String split, SourceContext context) {
-            return new SourceReader<>() {
-                private long emitted;
-
-                @Override
-                public ReadStatus poll(Collector<Long> collector, int maxRecords) {
-                    for (int i = 0; i < maxRecords && emitted < to; i++) {
-                        if (emitted == pauseAfter && !released.get()) {
-                            paused.set(true);
-                            return ReadStatus.NOTHING_AVAILABLE;
-                        }
-                        collector.collect(++emitted);
-                    }
-                    return emitted >= to ? ReadStatus.END_OF_INPUT : ReadStatus.MORE_AVAILABLE;
-                }
-
-                @Override
-                public long position() {
-                    return emitted;
-                }
-
-                @Override
-                public void seek(long position) {
-                    out.println(
-                            "restored Flink's checkpoint: offset="
-                                    + position
-                                    + "; replaying from offset "
-                                    + position);
-                    emitted = position;
-                }
-            };
-        }
     }
 }
