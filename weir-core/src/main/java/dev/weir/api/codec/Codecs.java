@@ -594,6 +594,11 @@ public final class Codecs {
         private transient RecordComponent[] components;
         private transient Constructor<R> constructor;
 
+        /** {@code (<type> <name>,...)} of the components, and its hash: computed once. */
+        private transient String signature;
+
+        private transient int fingerprint;
+
         RecordCodec(Class<R> type) {
             if (!type.isRecord()) {
                 throw new IllegalArgumentException(type.getName() + " is not a record class");
@@ -618,7 +623,16 @@ public final class Codecs {
                 throw new IllegalArgumentException(
                         "record " + type.getName() + " has no canonical constructor", e);
             }
-            this.components = found;
+            StringBuilder text = new StringBuilder("(");
+            for (RecordComponent component : found) {
+                if (text.length() > 1) {
+                    text.append(',');
+                }
+                text.append(component.getType().getName()).append(' ').append(component.getName());
+            }
+            this.signature = text.append(')').toString();
+            this.fingerprint = signature.hashCode();
+            this.components = found; // last: components() inits when it is null
         }
 
         private RecordComponent[] components() {
@@ -641,18 +655,14 @@ public final class Codecs {
         }
 
         private String signature() {
-            StringBuilder text = new StringBuilder("(");
-            for (RecordComponent component : components()) {
-                if (text.length() > 1) {
-                    text.append(',');
-                }
-                text.append(component.getType().getName()).append(' ').append(component.getName());
-            }
-            return text.append(')').toString();
+            components();
+            return signature;
         }
 
+        /** Written with each record by {@code Codecs.auto()}: once per class, not per record. */
         int fingerprint() {
-            return signature().hashCode();
+            components();
+            return fingerprint;
         }
 
         void checkFingerprint(int written) throws IOException {
