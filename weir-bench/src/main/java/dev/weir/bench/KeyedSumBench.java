@@ -52,6 +52,14 @@ public final class KeyedSumBench implements Callable<Integer> {
     boolean timestamps;
 
     @Option(
+            names = "--timestamps-at",
+            description =
+                    "With --timestamps, where time is assigned: source (per split, in the source:"
+                            + " Pipeline.source(name, source, strategy), default) or operator"
+                            + " (assignTimestampsAndWatermarks after the source).")
+    String timestampsAt = "source";
+
+    @Option(
             names = "--runner",
             description =
                     "local (Weir's runtime) or flink (the same pipeline on a local Flink cluster"
@@ -122,12 +130,20 @@ public final class KeyedSumBench implements Callable<Integer> {
                             });
         }
         CountingSink<Long> sink = Sinks.counting();
-        DataStream<Long> numbers = pipeline.source("numbers", source);
-        if (timestamps) {
-            numbers =
-                    numbers.assignTimestampsAndWatermarks(
-                            dev.weir.api.time.WatermarkStrategy.<Long>forMonotonousTimestamps()
-                                    .withTimestampAssigner((n, previous) -> n));
+        dev.weir.api.time.WatermarkStrategy<Long> strategy =
+                dev.weir.api.time.WatermarkStrategy.<Long>forMonotonousTimestamps()
+                        .withTimestampAssigner((n, previous) -> n);
+        if (!timestampsAt.equals("source") && !timestampsAt.equals("operator")) {
+            throw new IllegalArgumentException(
+                    "unknown --timestamps-at " + timestampsAt + "; use source or operator");
+        }
+        boolean atSource = timestamps && timestampsAt.equals("source");
+        DataStream<Long> numbers =
+                atSource
+                        ? pipeline.source("numbers", source, strategy)
+                        : pipeline.source("numbers", source);
+        if (timestamps && !atSource) {
+            numbers = numbers.assignTimestampsAndWatermarks(strategy);
         }
         DataStream<Long> sums =
                 job.multi() ? multiStage(numbers, keys) : runningSum(numbers, keys, failRecord);
@@ -170,7 +186,7 @@ public final class KeyedSumBench implements Callable<Integer> {
                                 seconds));
         line.append(cost);
         if (timestamps) {
-            line.append(" timestamps=on");
+            line.append(" timestamps=").append(timestampsAt);
         }
         if (checkpointing != CheckpointingMode.NONE) {
             long[] durations =

@@ -11,6 +11,7 @@ import dev.weir.api.sink.TwoPhaseCommitSink;
 import dev.weir.api.source.Source;
 import dev.weir.api.state.KeyedStateBackendFactory;
 import dev.weir.api.state.StateBackends;
+import dev.weir.api.time.WatermarkStrategy;
 import dev.weir.internal.runtime.LocalRunner;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -200,6 +201,40 @@ public final class Pipeline {
         Objects.requireNonNull(source, "source");
         StepBuilder step =
                 add(claimName(name), StepBuilder.Kind.SOURCE, List.of(), source, null, null);
+        return new DataStream<>(this, step);
+    }
+
+    /**
+     * Adds a source called {@code name} whose records get event time as they are read, as Flink's
+     * {@code fromSource(source, watermarks, name)} does: each split has its own timestamp assigner
+     * call and watermark generator, so a split read ahead of another does not make the other's
+     * records late; the source subtask's watermark is the minimum over its open splits (an ended
+     * split stops counting; with {@link WatermarkStrategy#withIdleness} an idle split is left out
+     * until it has records again). Each split's watermark is checkpointed with its position, so a
+     * restore neither moves the watermark back nor ahead.
+     *
+     * <p>Prefer this to {@link DataStream#assignTimestampsAndWatermarks} right after a source: it
+     * is per split and costs no extra step. The strategy must have a timestamp assigner ({@link
+     * WatermarkStrategy#withTimestampAssigner}); Weir's sources carry no record timestamps of their
+     * own.
+     *
+     * @throws IllegalArgumentException if {@code watermarks} has no timestamp assigner
+     */
+    public <T> DataStream<T> source(
+            String name, Source<T> source, WatermarkStrategy<T> watermarks) {
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(watermarks, "watermarks");
+        if (watermarks.timestampAssigner() == null) {
+            throw new IllegalArgumentException(
+                    "the watermark strategy of source '"
+                            + name
+                            + "' has no timestamp assigner; give it one with"
+                            + " withTimestampAssigner((record, previous) -> time of record),"
+                            + " since Weir's sources carry no record timestamps of their own");
+        }
+        StepBuilder step =
+                add(claimName(name), StepBuilder.Kind.SOURCE, List.of(), source, null, null);
+        step.watermarks = watermarks;
         return new DataStream<>(this, step);
     }
 

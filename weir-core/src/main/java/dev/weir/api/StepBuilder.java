@@ -41,6 +41,9 @@ final class StepBuilder {
     int parallelism;
     boolean blocking;
 
+    /** A source's watermark strategy, or null. */
+    WatermarkStrategy<?> watermarks;
+
     StepBuilder(
             int id,
             String name,
@@ -75,7 +78,8 @@ final class StepBuilder {
     @SuppressWarnings("unchecked")
     Step build() {
         return switch (kind) {
-            case SOURCE -> new Step.SourceStep(id, name, parallelism, (Source<?>) payload);
+            case SOURCE ->
+                    new Step.SourceStep(id, name, parallelism, (Source<?>) payload, watermarks);
             case MAP ->
                     new Step.MapStep(
                             id, name, parallelism, input(), (MapFunction<?, ?>) payload, blocking);

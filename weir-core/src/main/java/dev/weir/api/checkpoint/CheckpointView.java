@@ -228,6 +228,25 @@ public final class CheckpointView {
         return ended;
     }
 
+    /**
+     * The watermark of each split of {@code source} (split id to watermark), for a source that
+     * assigns event time per split ({@code Pipeline.source(name, source, watermarks)}); a split
+     * without one (no strategy, or nothing read yet) is left out.
+     */
+    public Map<String, Long> splitWatermarks(String source) {
+        Map<String, Long> watermarks = new TreeMap<>();
+        checkpoint
+                .splits()
+                .getOrDefault(source, Map.of())
+                .forEach(
+                        (split, state) -> {
+                            if (state.watermark() != Long.MIN_VALUE) {
+                                watermarks.put(split, state.watermark());
+                            }
+                        });
+        return watermarks;
+    }
+
     /** The number of keys with keyed state in operator {@code operator}, over all its subtasks. */
     public long keyCount(String operator) {
         long keys = 0;

@@ -39,8 +39,18 @@ public sealed interface Step {
         return false;
     }
 
-    /** Reads a {@link Source}. */
-    record SourceStep(int id, String name, int parallelism, Source<?> source) implements Step {
+    /**
+     * Reads a {@link Source}; with {@code watermarks} (null for none) it gives records event time
+     * per split.
+     */
+    record SourceStep(
+            int id, String name, int parallelism, Source<?> source, WatermarkStrategy<?> watermarks)
+            implements Step {
+        /** A source that assigns no event time. */
+        public SourceStep(int id, String name, int parallelism, Source<?> source) {
+            this(id, name, parallelism, source, null);
+        }
+
         @Override
         public List<Integer> inputs() {
             return List.of();

@@ -27,7 +27,7 @@ import java.util.zip.CRC32C;
  * <pre>
  * int magic 'WEIR', short version, UTF task name, UTF source name,
  * int splits, (UTF split, long position, int stateLength (-1 = none), bytes,
- *             boolean ended (version 3+))*,
+ *             boolean ended (version 3+), long watermark (version 4+))*,
  * int operators, (UTF name, int subtask, int parallelism,
  *                 int operatorStateLength (-1 = none), bytes,
  *                 boolean keyed, [UTF backend id, int keys,
@@ -43,7 +43,7 @@ import java.util.zip.CRC32C;
  */
 public final class StateFiles {
     static final int MAGIC = 0x57454952;
-    static final short VERSION = 3;
+    static final short VERSION = 4;
 
     /** The backend id given to the heap sections of version-2 files (no codec ids in them). */
     public static final String LEGACY_HEAP_SECTION = "heap.v2";
@@ -67,6 +67,7 @@ public final class StateFiles {
                 out.writeLong(split.getValue().position());
                 writeBlob(out, split.getValue().readerState());
                 out.writeBoolean(split.getValue().ended());
+                out.writeLong(split.getValue().watermark());
             }
             out.writeInt(snapshot.operators().size());
             for (OperatorSnapshot operator : snapshot.operators()) {
@@ -189,7 +190,9 @@ public final class StateFiles {
                 byte[] state = readBlob(in);
                 // Before version 3 ended splits were not marked (and were read again on restore).
                 boolean ended = version >= 3 && in.readBoolean();
-                splits.put(split, new SplitState(position, state, ended));
+                // Version 4 added the split's watermark (sources that assign event time).
+                long watermark = version >= 4 ? in.readLong() : Long.MIN_VALUE;
+                splits.put(split, new SplitState(position, state, ended, watermark));
             }
             int operatorCount = in.readInt();
             List<OperatorState> operators = new ArrayList<>();

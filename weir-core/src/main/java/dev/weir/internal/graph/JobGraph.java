@@ -225,6 +225,9 @@ public final class JobGraph {
         if (node.node() instanceof OperatorNode operator && operator.assignsTime()) {
             return true;
         }
+        if (node.node() instanceof SourceNode source && source.watermarks() != null) {
+            return true;
+        }
         for (ChainNode child : node.chained()) {
             if (assignsTime(child)) {
                 return true;

@@ -3,6 +3,7 @@ package dev.weir.internal.graph;
 import dev.weir.api.function.KeySelector;
 import dev.weir.api.sink.Sink;
 import dev.weir.api.source.Source;
+import dev.weir.api.time.WatermarkStrategy;
 import dev.weir.internal.operators.OperatorFactory;
 import java.util.List;
 
@@ -56,14 +57,26 @@ public abstract sealed class Node
     /** A source: reads splits, has no inputs. */
     public static final class SourceNode extends Node {
         private final Source<?> source;
+        private final WatermarkStrategy<?> watermarks;
 
         public SourceNode(int id, String name, Source<?> source) {
+            this(id, name, source, null);
+        }
+
+        /** A source that assigns event time per split with {@code watermarks} (null for none). */
+        public SourceNode(int id, String name, Source<?> source, WatermarkStrategy<?> watermarks) {
             super(id, name);
             this.source = source;
+            this.watermarks = watermarks;
         }
 
         public Source<?> source() {
             return source;
+        }
+
+        /** The source's watermark strategy, or null if it assigns no event time. */
+        public WatermarkStrategy<?> watermarks() {
+            return watermarks;
         }
     }
 

@@ -7,4 +7,15 @@ package dev.weir.internal.operators;
 public interface KeyedInput {
     /** Processes {@code record}, whose key is {@code key}. */
     void processElement(Object record, Object key);
+
+    /**
+     * Processes a keyed batch: {@code pairs} holds each record followed by its key; {@code
+     * timestamps} (or null when the edge carries no time) holds record {@code i / 2}'s time, which
+     * is set into {@code time} before the record is processed.
+     *
+     * <p>The loop lives here, with the operator, so that the record loop and the user's function
+     * are compiled together (docs/design/009-hot-path.md): called through the task, a per-record
+     * call was left out of line whenever the JIT compiled the operator before the task's loop.
+     */
+    void processBatch(Object[] pairs, long[] timestamps, RecordTime time);
 }

@@ -160,6 +160,32 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         }
     }
 
+    @Override
+    public void processBatch(Object[] pairs, long[] timestamps, RecordTime time) {
+        KeyedStateBackend state = this.state;
+        KeyedProcessFunction<Object, Object, Object> function = this.function;
+        ContextImpl context = this.context;
+        Collector<Object> output = this.output;
+        try {
+            if (timestamps == null) {
+                for (int i = 0; i < pairs.length; i += 2) {
+                    state.setCurrentKey(pairs[i + 1]);
+                    function.process(pairs[i], context, output);
+                }
+            } else {
+                for (int i = 0, j = 0; i < pairs.length; i += 2, j++) {
+                    time.timestamp = timestamps[j];
+                    state.setCurrentKey(pairs[i + 1]);
+                    function.process(pairs[i], context, output);
+                }
+            }
+        } catch (UserCodeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new UserCodeException("process '" + name + "'", e);
+        }
+    }
+
     /**
      * The watermark reached here, 8 bytes: a restore starts from it instead of {@link
      * Long#MIN_VALUE}, so records replayed after a restore are late exactly when they were late

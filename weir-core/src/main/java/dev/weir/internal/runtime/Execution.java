@@ -7,6 +7,7 @@ import dev.weir.api.source.SourceContext;
 import dev.weir.api.state.KeyGroups;
 import dev.weir.api.state.KeyedStateBackend;
 import dev.weir.api.state.KeyedStateBackendFactory;
+import dev.weir.api.time.WatermarkStrategy;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.graph.EdgeMode;
 import dev.weir.internal.graph.JobGraph;
@@ -189,13 +190,26 @@ public final class Execution {
                 mine.add(all.get(i));
             }
             SourceContext context = sourceContext(subtask, vertex.parallelism(), nanoClock);
+            @SuppressWarnings("unchecked")
+            WatermarkStrategy<Object> watermarks =
+                    (WatermarkStrategy<Object>) sourceNode.watermarks();
+            SourceDriver.SourceTime sourceTime =
+                    watermarks == null
+                            ? null
+                            : new SourceDriver.SourceTime(
+                                    headOutput,
+                                    sourceNode.name(),
+                                    watermarks,
+                                    builder.time,
+                                    builder.timeService,
+                                    config.autoWatermarkMillis());
             return new Task(
                     new Task.Parts(
                             tasks.size(),
                             taskName,
                             sourceNode.name(),
                             config.batchSize(),
-                            new SourceDriver(source, mine, context),
+                            new SourceDriver(source, mine, context, sourceTime),
                             new NullCheckingOutput(
                                     "source '" + sourceNode.name() + "'", headOutput),
                             null,

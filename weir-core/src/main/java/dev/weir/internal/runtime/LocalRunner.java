@@ -105,7 +105,7 @@ public final class LocalRunner implements Runner {
         int id = step.id();
         String name = step.name();
         if (step instanceof Step.SourceStep source) {
-            return new Node.SourceNode(id, name, source.source());
+            return new Node.SourceNode(id, name, source.source(), source.watermarks());
         }
         if (step instanceof Step.UnionStep union) {
             List<Node> inputs = new ArrayList<>();

@@ -4,8 +4,14 @@ import dev.weir.api.source.ReadStatus;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.SourceContext;
 import dev.weir.api.source.SourceReader;
+import dev.weir.api.time.TimestampAssigner;
+import dev.weir.api.time.WatermarkGenerator;
+import dev.weir.api.time.WatermarkStrategy;
 import dev.weir.internal.checkpoint.SplitState;
 import dev.weir.internal.operators.Output;
+import dev.weir.internal.operators.ProcessingTimeService;
+import dev.weir.internal.operators.RecordTime;
+import dev.weir.internal.operators.UserCodeException;
 import dev.weir.internal.testhooks.SeededBugs;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,6 +24,14 @@ import java.util.Map;
  * <p>A split that ends keeps, in every later checkpoint, its final position and reader state and is
  * marked ended; a restore does not open it again, so a restore from any checkpoint after the split
  * ended (the final checkpoint of a finished job included) reads none of it twice.
+ *
+ * <p>With a {@link WatermarkStrategy} (the source assigns event time, as Flink's {@code fromSource}
+ * does), every split has its own timestamp assigner call and watermark generator ({@link
+ * SplitTime}), so splits read at different speeds do not make each other's records late; the
+ * subtask's watermark is the minimum over its open, active splits (an ended split no longer counts,
+ * an idle one is left out until it has records again, and when all are idle the largest is emitted
+ * and the output goes idle). Each split's watermark is part of its checkpointed state, so a restore
+ * neither regresses the watermark nor jumps it ahead.
  *
  * <p>Single-threaded: only the source task calls it.
  */
@@ -33,11 +47,46 @@ final class SourceDriver {
 
     private int next;
 
+    /** With event time: the task's source output (records and watermarks go here). */
+    private final Output output;
+
+    /** The watermark this subtask emitted last, or MIN_VALUE. */
+    private long emitted = Long.MIN_VALUE;
+
+    /** True while this subtask's output is marked idle (all open splits idle). */
+    private boolean outputIdle;
+
+    /** Event time per split, or null when the source assigns none. */
+    private final SourceTime time;
+
+    /** Per open split (parallel to {@link #readers}), its event time; empty without a strategy. */
+    private final List<SplitTime> splitTimes = new ArrayList<>();
+
     SourceDriver(Source<Object> source, List<String> splits, SourceContext context) {
+        this(source, splits, context, null);
+    }
+
+    SourceDriver(
+            Source<Object> source, List<String> splits, SourceContext context, SourceTime time) {
         this.source = source;
         this.splits = List.copyOf(splits);
         this.context = context;
+        this.time = time;
+        this.output = time == null ? null : time.output();
     }
+
+    /**
+     * How a source assigns event time: the output records and watermarks go to (the head of the
+     * task's chain), the strategy, the step's name for errors, the task's record time and
+     * processing-time service, and the auto-watermark interval.
+     */
+    record SourceTime(
+            Output output,
+            String name,
+            WatermarkStrategy<Object> strategy,
+            RecordTime time,
+            ProcessingTimeService timeService,
+            long autoWatermarkMillis) {}
 
     /**
      * Opens a reader per split, moved to the {@code restored} position (and reader state) where
@@ -57,12 +106,86 @@ final class SourceDriver {
             SourceReader<Object> reader = source.openReader(split, context);
             readers.add(reader);
             openSplits.add(split);
+            if (time != null) {
+                splitTimes.add(new SplitTime(state == null ? Long.MIN_VALUE : state.watermark()));
+            }
             if (state != null && source.isReplayable()) {
                 if (state.readerState() != null) {
                     reader.restoreState(state.readerState());
                 }
                 reader.seek(state.position());
             }
+        }
+        if (time != null && !splitTimes.isEmpty()) {
+            long period = period();
+            if (period > 0) {
+                time.timeService().schedule(time.timeService().now() + period, this::periodic);
+            }
+        }
+    }
+
+    /** The periodic step of event time: generators' periodic watermarks and idleness. */
+    private void periodic(long at) {
+        long now = time.timeService().now();
+        for (SplitTime split : splitTimes) {
+            if (time.autoWatermarkMillis() > 0) {
+                try {
+                    split.generator.onPeriodicEmit(split);
+                } catch (RuntimeException e) {
+                    throw new UserCodeException(
+                            "the watermark strategy of source '" + time.name() + "'", e);
+                }
+            }
+            split.checkIdle(now, time.strategy().idleTimeoutMillis());
+        }
+        advance();
+        if (!splitTimes.isEmpty() && period() > 0) {
+            time.timeService().schedule(Math.max(at, now) + period(), this::periodic);
+        }
+    }
+
+    /** Periodic watermarks every auto-watermark interval; without them, idleness checks. */
+    private long period() {
+        long interval = time.autoWatermarkMillis();
+        if (interval > 0) {
+            return interval;
+        }
+        long idle = time.strategy().idleTimeoutMillis();
+        return idle > 0 ? Math.max(1, idle / 2) : 0;
+    }
+
+    /**
+     * Emits the subtask's watermark if it rose: the minimum over the open splits that are active;
+     * when every open split is idle, the largest of theirs, then the output is marked idle.
+     */
+    private void advance() {
+        if (splitTimes.isEmpty()) {
+            return; // all ended: the task's end of input emits the final watermark
+        }
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        boolean anyActive = false;
+        for (SplitTime split : splitTimes) {
+            max = Math.max(max, split.watermark);
+            if (!split.idle) {
+                anyActive = true;
+                min = Math.min(min, split.watermark);
+            }
+        }
+        long next = anyActive ? min : max;
+        if (next > emitted) {
+            emitted = next;
+            outputIdle = false;
+            output.emitWatermark(next);
+        } else if (anyActive && outputIdle) {
+            outputIdle = false; // active again: rejoin the consumers' minimum
+            if (emitted != Long.MIN_VALUE) {
+                output.emitWatermark(emitted);
+            }
+        }
+        if (!anyActive && !outputIdle) {
+            outputIdle = true;
+            output.emitWatermark(Output.IDLE);
         }
     }
 
@@ -73,7 +196,11 @@ final class SourceDriver {
             SourceReader<Object> reader = readers.get(i);
             states.put(
                     openSplits.get(i),
-                    new SplitState(reader.position(), reader.snapshotState(), false));
+                    new SplitState(
+                            reader.position(),
+                            reader.snapshotState(),
+                            false,
+                            time == null ? Long.MIN_VALUE : splitTimes.get(i).watermark));
         }
         return states;
     }
@@ -92,14 +219,23 @@ final class SourceDriver {
                 next = 0;
             }
             SourceReader<Object> reader = readers.get(next);
-            ReadStatus status = reader.poll(output, maxRecords);
+            ReadStatus status =
+                    reader.poll(time == null ? output : splitTimes.get(next), maxRecords);
             if (status == ReadStatus.END_OF_INPUT) {
                 endedSplits.put(
                         openSplits.get(next),
-                        new SplitState(reader.position(), reader.snapshotState(), true));
+                        new SplitState(
+                                reader.position(),
+                                reader.snapshotState(),
+                                true,
+                                time == null ? Long.MIN_VALUE : splitTimes.get(next).watermark));
                 reader.close();
                 readers.remove(next);
                 openSplits.remove(next);
+                if (time != null) {
+                    splitTimes.remove(next);
+                    advance(); // an ended split no longer holds the watermark back
+                }
                 return true;
             }
             next++;
@@ -131,6 +267,84 @@ final class SourceDriver {
         openSplits.clear();
         if (first != null) {
             throw first;
+        }
+    }
+
+    /**
+     * One split's event time: the output its reader emits into. Per record: the assigner's
+     * timestamp into the task's record time, the record on, then the split's generator; the
+     * generator's watermarks raise the split's watermark (never lower it).
+     */
+    private final class SplitTime implements Output, WatermarkGenerator.WatermarkOutput {
+        final TimestampAssigner<Object> assigner = time.strategy().timestampAssigner();
+        final WatermarkGenerator<Object> generator = time.strategy().createGenerator();
+        final RecordTime recordTime = time.time();
+        long watermark;
+        boolean idle;
+        boolean sawRecord;
+        long activeAt = time.timeService().now();
+
+        SplitTime(long restoredWatermark) {
+            this.watermark = restoredWatermark;
+        }
+
+        @Override
+        public void collect(Object record) {
+            if (record == null) {
+                throw dev.weir.internal.operators.NullCheckingOutput.nullRecord(
+                        "source '" + time.name() + "'", "emitted null");
+            }
+            long timestamp;
+            try {
+                timestamp = assigner.extractTimestamp(record, RecordTime.NONE);
+            } catch (RuntimeException e) {
+                throw new UserCodeException(
+                        "the timestamp assigner of source '" + time.name() + "'", e);
+            }
+            recordTime.timestamp = timestamp;
+            sawRecord = true;
+            if (idle) {
+                idle = false;
+                advance();
+            }
+            // The record first: a watermark its generator emits on it must not overtake it.
+            output.collect(record);
+            if (timestamp != RecordTime.NONE) {
+                try {
+                    generator.onEvent(record, timestamp, this);
+                } catch (RuntimeException e) {
+                    throw new UserCodeException(
+                            "the watermark strategy of source '" + time.name() + "'", e);
+                }
+            }
+        }
+
+        /** Not called: a reader emits through the {@code Collector} side only. */
+        @Override
+        public void emitWatermark(long newWatermark) {
+            emit(newWatermark);
+        }
+
+        /** A watermark from this split's generator. */
+        @Override
+        public void emit(long newWatermark) {
+            if (newWatermark > watermark) {
+                watermark = newWatermark;
+                advance();
+            }
+        }
+
+        /** Marks the split idle once it had no record for {@code timeoutMillis} (0 = never). */
+        void checkIdle(long now, long timeoutMillis) {
+            if (timeoutMillis <= 0) {
+                return;
+            }
+            if (sawRecord) {
+                sawRecord = false;
+                activeAt = now;
+            } else if (!idle && now - activeAt >= timeoutMillis) {
+                idle = true;
+            }
         }
     }
 }

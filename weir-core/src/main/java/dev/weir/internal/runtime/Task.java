@@ -323,19 +323,7 @@ public final class Task {
             if (head == null) {
                 throw new IllegalStateException(name + ": keyed batch for a non-keyed operator");
             }
-            Object[] pairs = batch.pairs();
-            long[] timestamps = batch.timestamps();
-            if (timestamps == null) {
-                for (int i = 0; i < pairs.length; i += 2) {
-                    head.processElement(pairs[i], pairs[i + 1]);
-                }
-            } else {
-                RecordTime time = this.time;
-                for (int i = 0, j = 0; i < pairs.length; i += 2, j++) {
-                    time.timestamp = timestamps[j];
-                    head.processElement(pairs[i], pairs[i + 1]);
-                }
-            }
+            head.processBatch(batch.pairs(), batch.timestamps(), time);
         } else if (item instanceof Object[] batch) {
             Output head = this.head;
             for (Object record : batch) {
