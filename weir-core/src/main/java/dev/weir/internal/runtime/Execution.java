@@ -16,12 +16,15 @@ import dev.weir.internal.graph.JobGraph.Vertex;
 import dev.weir.internal.graph.Node;
 import dev.weir.internal.graph.Node.OperatorNode;
 import dev.weir.internal.graph.Node.Partitioning;
+import dev.weir.internal.operators.IdempotentSinkOperator;
 import dev.weir.internal.operators.NullCheckingOutput;
 import dev.weir.internal.operators.OperatorContext;
 import dev.weir.internal.operators.Output;
 import dev.weir.internal.operators.ProcessingTimeService;
 import dev.weir.internal.operators.RecordTime;
+import dev.weir.internal.operators.SinkOperator;
 import dev.weir.internal.operators.StreamOperator;
+import dev.weir.internal.operators.TwoPhaseCommitSinkOperator;
 import dev.weir.internal.operators.UserCodeException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,6 +53,9 @@ public final class Execution {
     private final CheckpointCoordinator coordinator;
     private final RestoredCheckpoint restored;
 
+    /** Where this attempt binds its counters, or null (a job driven without metrics). */
+    private final RuntimeMetrics metrics;
+
     /** True if some step gives records event time: edges then carry a timestamp column. */
     private final boolean eventTime;
 
@@ -75,6 +81,18 @@ public final class Execution {
             RestoredCheckpoint restored,
             long freshBaseline,
             Consumer<CheckpointStats> statsSink) {
+        this(graph, settings, restored, freshBaseline, statsSink, null);
+    }
+
+    /** As above, binding the attempt's counters into {@code metrics} (if not null). */
+    Execution(
+            JobGraph graph,
+            JobSettings settings,
+            RestoredCheckpoint restored,
+            long freshBaseline,
+            Consumer<CheckpointStats> statsSink,
+            RuntimeMetrics metrics) {
+        this.metrics = metrics;
         this.config = settings.runtime();
         this.settings = settings;
         this.restored = restored;
@@ -101,6 +119,11 @@ public final class Execution {
         for (Vertex vertex : graph.vertices()) {
             for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
                 tasks.add(buildTask(vertex, subtask, channels, settings.clock()::nanoTime));
+            }
+        }
+        if (metrics != null) {
+            for (Task task : tasks) {
+                metrics.bindTask(task);
             }
         }
         if (coordinator != null) {
@@ -155,6 +178,12 @@ public final class Execution {
                         channels[edge.index()][from][to] =
                                 new SpscChannel(
                                         name, config.channelCapacityBatches(), capacityBytes);
+                        if (metrics != null) {
+                            metrics.bindChannel(
+                                    edge.from().name() + "#" + from,
+                                    edge.to().name() + "#" + to,
+                                    channels[edge.index()][from][to]);
+                        }
                     }
                 }
             }
@@ -189,27 +218,28 @@ public final class Execution {
                 mine.add(all.get(i));
             }
             SourceContext context = sourceContext(subtask, vertex.parallelism(), nanoClock);
-            return new Task(
-                    new Task.Parts(
-                            tasks.size(),
-                            taskName,
-                            sourceNode.name(),
-                            config.batchSize(),
-                            new SourceDriver(source, mine, context),
-                            new NullCheckingOutput(
-                                    "source '" + sourceNode.name() + "'", headOutput),
-                            null,
-                            null,
-                            builder.operators,
-                            builder.contexts,
-                            builder.writers,
-                            coordinator,
-                            mode,
-                            restore,
-                            settings.localState(),
-                            builder.time,
-                            builder.timeService,
-                            blocking));
+            return builder.bindMetrics(
+                    new Task(
+                            new Task.Parts(
+                                    tasks.size(),
+                                    taskName,
+                                    sourceNode.name(),
+                                    config.batchSize(),
+                                    new SourceDriver(source, mine, context),
+                                    new NullCheckingOutput(
+                                            "source '" + sourceNode.name() + "'", headOutput),
+                                    null,
+                                    null,
+                                    builder.operators,
+                                    builder.contexts,
+                                    builder.writers,
+                                    coordinator,
+                                    mode,
+                                    restore,
+                                    settings.localState(),
+                                    builder.time,
+                                    builder.timeService,
+                                    blocking)));
         }
         List<SpscChannel> inputs = new ArrayList<>();
         for (Edge edge : vertex.inputs()) {
@@ -219,26 +249,27 @@ public final class Execution {
                 }
             }
         }
-        return new Task(
-                new Task.Parts(
-                        tasks.size(),
-                        taskName,
-                        "",
-                        config.batchSize(),
-                        null,
-                        null,
-                        new InputGate(inputs.toArray(new SpscChannel[0])),
-                        headOutput,
-                        builder.operators,
-                        builder.contexts,
-                        builder.writers,
-                        coordinator,
-                        mode,
-                        restore,
-                        settings.localState(),
-                        builder.time,
-                        builder.timeService,
-                        blocking));
+        return builder.bindMetrics(
+                new Task(
+                        new Task.Parts(
+                                tasks.size(),
+                                taskName,
+                                "",
+                                config.batchSize(),
+                                null,
+                                null,
+                                new InputGate(inputs.toArray(new SpscChannel[0])),
+                                headOutput,
+                                builder.operators,
+                                builder.contexts,
+                                builder.writers,
+                                coordinator,
+                                mode,
+                                restore,
+                                settings.localState(),
+                                builder.time,
+                                builder.timeService,
+                                blocking)));
     }
 
     /** True if a step of the chain may block its thread (a blocking step or sink). */
@@ -285,6 +316,9 @@ public final class Execution {
         final ProcessingTimeService timeService =
                 new ProcessingTimeService(settings.clock()::millis);
 
+        /** The chain's steps with their counters, bound to the metrics once the task exists. */
+        final List<StepCounters> steps = new ArrayList<>();
+
         TaskBuilder(Vertex vertex, int subtask, SpscChannel[][][] channels) {
             this.vertex = vertex;
             this.subtask = subtask;
@@ -315,6 +349,10 @@ public final class Execution {
             Output output = combine(byTag.remove(null));
             java.util.Map<String, Output> sideOutputs = new java.util.HashMap<>();
             byTag.forEach((tag, outputs) -> sideOutputs.put(tag, combine(outputs)));
+            LongSupplier out = recordsOut(output, sideOutputs.values());
+            if (node.node() instanceof Node.SourceNode) {
+                steps.add(new StepCounters(node.node().name(), null, out));
+            }
             if (operator == null) {
                 return output;
             }
@@ -338,7 +376,80 @@ public final class Execution {
                             timeService,
                             java.util.Map.copyOf(sideOutputs),
                             config.autoWatermarkMillis()));
-            return new ChainedOutput(operator, output);
+            ChainedOutput input = new ChainedOutput(operator, output);
+            boolean sink =
+                    operator instanceof SinkOperator
+                            || operator instanceof TwoPhaseCommitSinkOperator
+                            || operator instanceof IdempotentSinkOperator;
+            steps.add(new StepCounters(node.node().name(), input, sink ? input::records : out));
+            if (operator instanceof TwoPhaseCommitSinkOperator twoPhase && metrics != null) {
+                metrics.bindSink(
+                        node.node().name(),
+                        subtask,
+                        twoPhase::commits,
+                        twoPhase::commitNanos,
+                        twoPhase::lastCommitNanos);
+            }
+            return input;
+        }
+
+        /**
+         * Binds the chain's counters: a step's records in are its chained input's (plus, for the
+         * head of a keyed vertex, what the task handed it from keyed batches; for a source, what it
+         * emitted); its records out are what the outputs it feeds received.
+         */
+        Task bindMetrics(Task task) {
+            if (metrics == null) {
+                return task;
+            }
+            for (StepCounters step : steps) {
+                LongSupplier in;
+                if (step.input() == null) {
+                    in = step.out();
+                } else if (step.input().operator() == operators.get(0) && !vertex.isSource()) {
+                    ChainedOutput head = step.input();
+                    in = () -> head.records() + task.keyedRecordsIn();
+                } else {
+                    in = step.input()::records;
+                }
+                metrics.bindStep(step.name(), subtask, in, step.out());
+            }
+            SourceDriver source = task.sourceDriver();
+            if (source != null) {
+                metrics.bindSource(vertex.head().node().name(), subtask, source::lag);
+            }
+            return task;
+        }
+
+        /** Records into {@code main} plus into each side output that somebody reads. */
+        private LongSupplier recordsOut(Output main, java.util.Collection<Output> sides) {
+            List<LongSupplier> counts = new ArrayList<>();
+            counts.add(recordsInto(main));
+            for (Output side : sides) {
+                counts.add(recordsInto(side));
+            }
+            LongSupplier[] all = counts.toArray(new LongSupplier[0]);
+            return () -> {
+                long sum = 0;
+                for (LongSupplier count : all) {
+                    sum += count.getAsLong();
+                }
+                return sum;
+            };
+        }
+
+        /** What counts the records into {@code output} (each output of a fan-out sees them all). */
+        private LongSupplier recordsInto(Output output) {
+            if (output instanceof ChainedOutput chained) {
+                return chained::records;
+            }
+            if (output instanceof RecordWriter writer) {
+                return writer::records;
+            }
+            if (output instanceof FanOut fanOut) {
+                return recordsInto(fanOut.first());
+            }
+            return () -> 0; // nobody reads it
         }
 
         private KeyedStateBackend createBackend(String step) {
@@ -412,6 +523,9 @@ public final class Execution {
                     eventTime ? time : null);
         }
     }
+
+    /** One step of a chain: the output feeding it (null for a source) and its records out. */
+    private record StepCounters(String name, ChainedOutput input, LongSupplier out) {}
 
     /**
      * Starts the worker threads: cooperative tasks are spread round-robin in graph order over the
