@@ -1,6 +1,7 @@
 package dev.weir.api.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.api.JobHandle;
 import dev.weir.api.JobResult;
@@ -28,6 +29,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -129,6 +134,53 @@ class JobMetricsTest {
         assertThat(metrics.sources()).allSatisfy(s -> assertThat(s.lag()).isZero());
         assertThat(metrics.checkpointsCompleted()).isZero();
         assertThat(metrics.lastCheckpoint()).isNull();
+    }
+
+    /** A sink that holds each record until the test opens the gate. */
+    static final CountDownLatch GATE = new CountDownLatch(1);
+
+    @Test
+    void aBlockedSinkShowsAsAFullChannelAndABackpressuredSource() throws Exception {
+        Pipeline pipeline =
+                Pipeline.create("pressed").parallelism(1).batchSize(16).channelCapacityBatches(2);
+        pipeline.source("numbers", Sources.sequence(1, 1_000_000))
+                .keyBy(n -> n % 5)
+                .reduce("sum", Long::sum)
+                .sink("held", Sinks.callback(n -> GATE.await()));
+        JobHandle job = pipeline.start();
+        try {
+            JobMetrics.TaskMetrics source = task(job.metrics(), "numbers#0");
+            JobMetrics.ChannelMetrics channel = job.metrics().channels().get(0);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (source.backpressuredNanos() == 0 || channel.fill() < 1.0) {
+                assertThat(System.nanoTime()).as("backpressure seen by now").isLessThan(deadline);
+                LockSupport.parkNanos(1_000_000);
+            }
+            assertThat(channel.from()).isEqualTo("numbers#0");
+            assertThat(channel.queuedItems()).isEqualTo(channel.capacityItems());
+            // The held task moved one batch, then blocked in the sink: the source is far ahead.
+            long read = 0;
+            for (StepMetrics step : job.metrics().steps()) {
+                if (step.step().equals("held")) {
+                    assertThat(step.recordsIn()).isLessThanOrEqualTo(1);
+                }
+                if (step.step().equals("numbers")) {
+                    read = step.recordsOut();
+                }
+            }
+            assertThat(read).isPositive().isLessThan(1_000_000);
+        } finally {
+            GATE.countDown();
+            job.cancel();
+        }
+        assertThatThrownBy(job::await).isInstanceOf(CancellationException.class);
+    }
+
+    private static JobMetrics.TaskMetrics task(JobMetrics metrics, String name) {
+        return metrics.tasks().stream()
+                .filter(t -> t.task().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     private Pipeline checkpointedJob(String name) {
