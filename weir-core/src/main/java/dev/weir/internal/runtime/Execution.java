@@ -63,6 +63,10 @@ public final class Execution {
     private final long restoredCheckpointId;
 
     private final List<Task> tasks = new ArrayList<>();
+
+    /** Every chain's steps with their counters, bound to {@link #metrics} once the tasks exist. */
+    private final List<StepCounters> stepCounters = new ArrayList<>();
+
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicInteger remaining = new AtomicInteger();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -122,9 +126,7 @@ public final class Execution {
             }
         }
         if (metrics != null) {
-            for (Task task : tasks) {
-                metrics.bindTask(task);
-            }
+            bindMetrics();
         }
         if (coordinator != null) {
             coordinator.attach(tasks);
@@ -218,28 +220,27 @@ public final class Execution {
                 mine.add(all.get(i));
             }
             SourceContext context = sourceContext(subtask, vertex.parallelism(), nanoClock);
-            return builder.bindMetrics(
-                    new Task(
-                            new Task.Parts(
-                                    tasks.size(),
-                                    taskName,
-                                    sourceNode.name(),
-                                    config.batchSize(),
-                                    new SourceDriver(source, mine, context),
-                                    new NullCheckingOutput(
-                                            "source '" + sourceNode.name() + "'", headOutput),
-                                    null,
-                                    null,
-                                    builder.operators,
-                                    builder.contexts,
-                                    builder.writers,
-                                    coordinator,
-                                    mode,
-                                    restore,
-                                    settings.localState(),
-                                    builder.time,
-                                    builder.timeService,
-                                    blocking)));
+            return new Task(
+                    new Task.Parts(
+                            tasks.size(),
+                            taskName,
+                            sourceNode.name(),
+                            config.batchSize(),
+                            new SourceDriver(source, mine, context),
+                            new NullCheckingOutput(
+                                    "source '" + sourceNode.name() + "'", headOutput),
+                            null,
+                            null,
+                            builder.operators,
+                            builder.contexts,
+                            builder.writers,
+                            coordinator,
+                            mode,
+                            restore,
+                            settings.localState(),
+                            builder.time,
+                            builder.timeService,
+                            blocking));
         }
         List<SpscChannel> inputs = new ArrayList<>();
         for (Edge edge : vertex.inputs()) {
@@ -249,27 +250,26 @@ public final class Execution {
                 }
             }
         }
-        return builder.bindMetrics(
-                new Task(
-                        new Task.Parts(
-                                tasks.size(),
-                                taskName,
-                                "",
-                                config.batchSize(),
-                                null,
-                                null,
-                                new InputGate(inputs.toArray(new SpscChannel[0])),
-                                headOutput,
-                                builder.operators,
-                                builder.contexts,
-                                builder.writers,
-                                coordinator,
-                                mode,
-                                restore,
-                                settings.localState(),
-                                builder.time,
-                                builder.timeService,
-                                blocking)));
+        return new Task(
+                new Task.Parts(
+                        tasks.size(),
+                        taskName,
+                        "",
+                        config.batchSize(),
+                        null,
+                        null,
+                        new InputGate(inputs.toArray(new SpscChannel[0])),
+                        headOutput,
+                        builder.operators,
+                        builder.contexts,
+                        builder.writers,
+                        coordinator,
+                        mode,
+                        restore,
+                        settings.localState(),
+                        builder.time,
+                        builder.timeService,
+                        blocking));
     }
 
     /** True if a step of the chain may block its thread (a blocking step or sink). */
@@ -316,9 +316,6 @@ public final class Execution {
         final ProcessingTimeService timeService =
                 new ProcessingTimeService(settings.clock()::millis);
 
-        /** The chain's steps with their counters, bound to the metrics once the task exists. */
-        final List<StepCounters> steps = new ArrayList<>();
-
         TaskBuilder(Vertex vertex, int subtask, SpscChannel[][][] channels) {
             this.vertex = vertex;
             this.subtask = subtask;
@@ -351,7 +348,8 @@ public final class Execution {
             byTag.forEach((tag, outputs) -> sideOutputs.put(tag, combine(outputs)));
             LongSupplier out = recordsOut(output, sideOutputs.values());
             if (node.node() instanceof Node.SourceNode) {
-                steps.add(new StepCounters(node.node().name(), null, out));
+                stepCounters.add(
+                        new StepCounters(node.node().name(), tasks.size(), subtask, null, out));
             }
             if (operator == null) {
                 return output;
@@ -381,7 +379,13 @@ public final class Execution {
                     operator instanceof SinkOperator
                             || operator instanceof TwoPhaseCommitSinkOperator
                             || operator instanceof IdempotentSinkOperator;
-            steps.add(new StepCounters(node.node().name(), input, sink ? input::records : out));
+            stepCounters.add(
+                    new StepCounters(
+                            node.node().name(),
+                            tasks.size(), // the index of the task being built
+                            subtask,
+                            input,
+                            sink ? input::records : out));
             if (operator instanceof TwoPhaseCommitSinkOperator twoPhase && metrics != null) {
                 metrics.bindSink(
                         node.node().name(),
@@ -391,34 +395,6 @@ public final class Execution {
                         twoPhase::lastCommitNanos);
             }
             return input;
-        }
-
-        /**
-         * Binds the chain's counters: a step's records in are its chained input's (plus, for the
-         * head of a keyed vertex, what the task handed it from keyed batches; for a source, what it
-         * emitted); its records out are what the outputs it feeds received.
-         */
-        Task bindMetrics(Task task) {
-            if (metrics == null) {
-                return task;
-            }
-            for (StepCounters step : steps) {
-                LongSupplier in;
-                if (step.input() == null) {
-                    in = step.out();
-                } else if (step.input().operator() == operators.get(0) && !vertex.isSource()) {
-                    ChainedOutput head = step.input();
-                    in = () -> head.records() + task.keyedRecordsIn();
-                } else {
-                    in = step.input()::records;
-                }
-                metrics.bindStep(step.name(), subtask, in, step.out());
-            }
-            SourceDriver source = task.sourceDriver();
-            if (source != null) {
-                metrics.bindSource(vertex.head().node().name(), subtask, source::lag);
-            }
-            return task;
         }
 
         /** Records into {@code main} plus into each side output that somebody reads. */
@@ -524,8 +500,42 @@ public final class Execution {
         }
     }
 
+    /**
+     * Binds the attempt's counters (docs/design/010-metrics.md): a step's records in are its
+     * chained input's (plus, for the head of a keyed vertex, what the task handed it from keyed
+     * batches; for a source, what it emitted); its records out are what the outputs it feeds
+     * received.
+     */
+    private void bindMetrics() {
+        for (Task task : tasks) {
+            metrics.bindTask(task);
+            if (task.sourceDriver() != null) {
+                SourceDriver source = task.sourceDriver();
+                String name = task.name();
+                metrics.bindSource(
+                        task.sourceName(),
+                        Integer.parseInt(name.substring(name.lastIndexOf('#') + 1)),
+                        source::lag);
+            }
+        }
+        for (StepCounters step : stepCounters) {
+            Task task = tasks.get(step.taskIndex());
+            LongSupplier in;
+            if (step.input() == null) {
+                in = step.out(); // a source: what it read is what it emitted
+            } else if (task.isKeyedHead(step.input().operator())) {
+                ChainedOutput head = step.input();
+                in = () -> head.records() + task.keyedRecordsIn();
+            } else {
+                in = step.input()::records;
+            }
+            metrics.bindStep(step.name(), step.subtask(), in, step.out());
+        }
+    }
+
     /** One step of a chain: the output feeding it (null for a source) and its records out. */
-    private record StepCounters(String name, ChainedOutput input, LongSupplier out) {}
+    private record StepCounters(
+            String name, int taskIndex, int subtask, ChainedOutput input, LongSupplier out) {}
 
     /**
      * Starts the worker threads: cooperative tasks are spread round-robin in graph order over the

@@ -609,6 +609,16 @@ public final class Task {
         return backpressuredNanos + (since == 0 ? 0 : Math.max(0, System.nanoTime() - since));
     }
 
+    /** True if {@code operator} is fed by this task's keyed batches (metrics). */
+    boolean isKeyedHead(StreamOperator operator) {
+        return keyedHead != null && keyedHead == operator;
+    }
+
+    /** The name of the source step of a source task (metrics). */
+    String sourceName() {
+        return sourceName;
+    }
+
     /** The source of a source task, else null (metrics: its lag). */
     SourceDriver sourceDriver() {
         return source;
