@@ -21,8 +21,9 @@ import java.nio.charset.StandardCharsets;
  *
  * {@link WeirMetrics#prometheus} starts it; requests are answered one at a time on the JDK HTTP
  * server's dispatcher thread, each reading the job's counters then; {@link #close} stops the server
- * and removes the meters. Reachable from this machine only: put a proxy in front of it to scrape
- * from elsewhere.
+ * and removes the meters (until then the server's thread keeps the JVM alive, as any listening
+ * server does). Reachable from this machine only: put a proxy in front of it to scrape from
+ * elsewhere.
  */
 public final class PrometheusEndpoint implements AutoCloseable {
     /** What Prometheus' text exposition format 0.0.4 is served as. */
@@ -73,7 +74,10 @@ public final class PrometheusEndpoint implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
             exchange.getRequestBody().close(); // a request body is never read
-            if (!exchange.getRequestURI().getPath().equals("/metrics")) {
+            if (!isLoopbackHost(exchange.getRequestHeaders().getFirst("Host"))) {
+                // A page on another site that rebinds its name to 127.0.0.1 sends its own name.
+                respond(exchange, 403, "forbidden: Host must be 127.0.0.1, localhost or [::1]\n");
+            } else if (!exchange.getRequestURI().getPath().equals("/metrics")) {
                 respond(exchange, 404, "not found: only /metrics is served\n");
             } else if (!exchange.getRequestMethod().equals("GET")) {
                 exchange.getResponseHeaders().set("Allow", "GET");
@@ -83,6 +87,20 @@ public final class PrometheusEndpoint implements AutoCloseable {
                 send(exchange, 200, registry.scrape().getBytes(StandardCharsets.UTF_8));
             }
         }
+    }
+
+    /** True for {@code 127.0.0.1}, {@code localhost} or {@code [::1]}, with or without a port. */
+    static boolean isLoopbackHost(String host) {
+        if (host == null) {
+            return false;
+        }
+        String name = host;
+        int colon = host.lastIndexOf(':');
+        if (colon >= 0 && colon > host.lastIndexOf(']')) {
+            name = host.substring(0, colon);
+        }
+        name = name.toLowerCase(java.util.Locale.ROOT);
+        return name.equals("127.0.0.1") || name.equals("localhost") || name.equals("[::1]");
     }
 
     private static void respond(HttpExchange exchange, int status, String text) throws IOException {

@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.api.JobHandle;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -99,6 +103,32 @@ class PrometheusEndpointTest {
             assertThat(response.statusCode()).as(path).isEqualTo(404);
             assertThat(response.body()).doesNotContain("weir_");
         }
+    }
+
+    /** A raw HTTP/1.1 request with the given Host header; returns the status line. */
+    private static String statusWithHost(String host) throws IOException {
+        try (Socket socket =
+                new Socket(java.net.InetAddress.getLoopbackAddress(), endpoint.port())) {
+            socket.setSoTimeout(30_000);
+            String request =
+                    "GET /metrics HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n";
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            BufferedReader reader =
+                    new BufferedReader(
+                            new InputStreamReader(
+                                    socket.getInputStream(), StandardCharsets.US_ASCII));
+            return reader.readLine();
+        }
+    }
+
+    @Test
+    void aHostThatIsNotALoopbackNameIsRefusedWith403() throws Exception {
+        int port = endpoint.port();
+        assertThat(statusWithHost("evil.example:" + port)).contains(" 403 ");
+        assertThat(statusWithHost("127.0.0.1.evil.example")).contains(" 403 ");
+        assertThat(statusWithHost("127.0.0.1:" + port)).contains(" 200 ");
+        assertThat(statusWithHost("localhost:" + port)).contains(" 200 ");
+        assertThat(statusWithHost("[::1]:" + port)).contains(" 200 ");
     }
 
     @Test
