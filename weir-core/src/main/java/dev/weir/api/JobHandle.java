@@ -1,6 +1,7 @@
 package dev.weir.api;
 
 import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.api.metrics.JobMetrics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -62,4 +63,14 @@ public interface JobHandle {
 
     /** How many times the job restarted after a failure so far. */
     int restarts();
+
+    /**
+     * A live, read-only view of the job's figures: records per step, task time, channel fill,
+     * checkpoints, restarts, source lag, sink commits. Reading it costs the job nothing; {@code
+     * weir-metrics} binds it to a Micrometer registry. A runner that keeps no figures of its own
+     * returns a view with checkpoints and restarts only.
+     */
+    default JobMetrics metrics() {
+        return JobMetrics.of(name(), this::restarts, this::checkpointStats);
+    }
 }

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -478,6 +479,51 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
             sum += cursor.next;
         }
         return sum;
+    }
+
+    /**
+     * Per partition still read: the end the consumer last heard of (its fetch position plus {@code
+     * currentLag}, the high watermark or, read-committed, the last stable offset) minus the next
+     * offset to emit, capped at a bounded partition's stop. No request to the cluster: -1 until the
+     * consumer has fetched, or when no partition's end is known yet.
+     */
+    @Override
+    public long lag() {
+        if (consumer == null) {
+            return -1;
+        }
+        long sum = -1;
+        for (Map.Entry<TopicPartition, Cursor> entry : cursors.entrySet()) {
+            Cursor cursor = entry.getValue();
+            long lag;
+            if (cursor.finished) {
+                lag = 0;
+            } else {
+                long end = knownEnd(entry.getKey());
+                if (end < 0) {
+                    continue;
+                }
+                if (cursor.stop != ReaderState.UNBOUNDED) {
+                    end = Math.min(end, cursor.stop);
+                }
+                lag = Math.max(0, end - cursor.next);
+            }
+            sum = Math.max(sum, 0) + lag;
+        }
+        return sum;
+    }
+
+    /** The partition's end as of the consumer's last fetch, or -1 if it has not fetched it. */
+    private long knownEnd(TopicPartition partition) {
+        try {
+            OptionalLong behind = consumer.currentLag(partition);
+            if (behind.isEmpty()) {
+                return -1;
+            }
+            return consumer.position(partition, Duration.ZERO) + behind.getAsLong();
+        } catch (IllegalStateException | TimeoutException notAssignedOrUnknown) {
+            return -1;
+        }
     }
 
     @Override

@@ -143,6 +143,27 @@ class KafkaSourceTest {
     }
 
     @Test
+    void theReadersLagIsThePartitionsEndMinusWhatItEmitted() throws Exception {
+        String topic = TestKafka.newTopic("lag", 1);
+        TestKafka.produce(topic, 0, List.of("r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"));
+        try (SourceReader<String> reader =
+                source(topic).openReader(SplitAssignment.splitId(0, 1), new ManualContext())) {
+            assertThat(reader.lag()).isEqualTo(-1); // no consumer yet: unknown
+            List<String> read = new ArrayList<>();
+            Collector<String> out = read::add;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (read.size() < 3) {
+                reader.poll(out, 3 - read.size());
+                assertThat(System.nanoTime()).isLessThan(deadline);
+            }
+            assertThat(read).containsExactly("r0", "r1", "r2");
+            assertThat(reader.lag()).isEqualTo(5);
+            assertThat(pollUntil(reader, 5)).hasSize(5);
+            assertThat(reader.lag()).isZero();
+        }
+    }
+
+    @Test
     void aTimestampStartsAtTheFirstRecordAtOrAfterIt() throws Exception {
         String topic = TestKafka.newTopic("timestamp", 1);
         Properties props = new Properties();

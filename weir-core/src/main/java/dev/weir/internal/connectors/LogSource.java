@@ -152,6 +152,15 @@ public final class LogSource<T> implements Source<T> {
             return openTransaction >= 0 ? openBegin : reader.position();
         }
 
+        /**
+         * The partition's published end (the bounded end, if smaller) minus the next offset to
+         * read: a volatile read, no I/O.
+         */
+        @Override
+        public long lag() {
+            return Math.max(0, Math.min(end, log.endOffset()) - reader.position());
+        }
+
         @Override
         public void seek(long position) throws Exception {
             reader = PartitionLogs.reader(log, position);

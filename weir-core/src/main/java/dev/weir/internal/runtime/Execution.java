@@ -17,12 +17,15 @@ import dev.weir.internal.graph.JobGraph.Vertex;
 import dev.weir.internal.graph.Node;
 import dev.weir.internal.graph.Node.OperatorNode;
 import dev.weir.internal.graph.Node.Partitioning;
+import dev.weir.internal.operators.IdempotentSinkOperator;
 import dev.weir.internal.operators.NullCheckingOutput;
 import dev.weir.internal.operators.OperatorContext;
 import dev.weir.internal.operators.Output;
 import dev.weir.internal.operators.ProcessingTimeService;
 import dev.weir.internal.operators.RecordTime;
+import dev.weir.internal.operators.SinkOperator;
 import dev.weir.internal.operators.StreamOperator;
+import dev.weir.internal.operators.TwoPhaseCommitSinkOperator;
 import dev.weir.internal.operators.UserCodeException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,6 +54,9 @@ public final class Execution {
     private final CheckpointCoordinator coordinator;
     private final RestoredCheckpoint restored;
 
+    /** Where this attempt binds its counters, or null (a job driven without metrics). */
+    private final RuntimeMetrics metrics;
+
     /** True if some step gives records event time: edges then carry a timestamp column. */
     private final boolean eventTime;
 
@@ -58,6 +64,10 @@ public final class Execution {
     private final long restoredCheckpointId;
 
     private final List<Task> tasks = new ArrayList<>();
+
+    /** Every chain's steps with their counters, bound to {@link #metrics} once the tasks exist. */
+    private final List<StepCounters> stepCounters = new ArrayList<>();
+
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicInteger remaining = new AtomicInteger();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -76,6 +86,18 @@ public final class Execution {
             RestoredCheckpoint restored,
             long freshBaseline,
             Consumer<CheckpointStats> statsSink) {
+        this(graph, settings, restored, freshBaseline, statsSink, null);
+    }
+
+    /** As above, binding the attempt's counters into {@code metrics} (if not null). */
+    Execution(
+            JobGraph graph,
+            JobSettings settings,
+            RestoredCheckpoint restored,
+            long freshBaseline,
+            Consumer<CheckpointStats> statsSink,
+            RuntimeMetrics metrics) {
+        this.metrics = metrics;
         this.config = settings.runtime();
         this.settings = settings;
         this.restored = restored;
@@ -103,6 +125,9 @@ public final class Execution {
             for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
                 tasks.add(buildTask(vertex, subtask, channels, settings.clock()::nanoTime));
             }
+        }
+        if (metrics != null) {
+            bindMetrics();
         }
         if (coordinator != null) {
             coordinator.attach(tasks);
@@ -156,6 +181,12 @@ public final class Execution {
                         channels[edge.index()][from][to] =
                                 new SpscChannel(
                                         name, config.channelCapacityBatches(), capacityBytes);
+                        if (metrics != null) {
+                            metrics.bindChannel(
+                                    edge.from().name() + "#" + from,
+                                    edge.to().name() + "#" + to,
+                                    channels[edge.index()][from][to]);
+                        }
                     }
                 }
             }
@@ -329,6 +360,11 @@ public final class Execution {
             Output output = combine(byTag.remove(null));
             java.util.Map<String, Output> sideOutputs = new java.util.HashMap<>();
             byTag.forEach((tag, outputs) -> sideOutputs.put(tag, combine(outputs)));
+            LongSupplier out = recordsOut(output, sideOutputs.values());
+            if (node.node() instanceof Node.SourceNode) {
+                stepCounters.add(
+                        new StepCounters(node.node().name(), tasks.size(), subtask, null, out));
+            }
             if (operator == null) {
                 return output;
             }
@@ -352,7 +388,58 @@ public final class Execution {
                             timeService,
                             java.util.Map.copyOf(sideOutputs),
                             config.autoWatermarkMillis()));
-            return new ChainedOutput(operator, output);
+            ChainedOutput input = new ChainedOutput(operator, output);
+            boolean sink =
+                    operator instanceof SinkOperator
+                            || operator instanceof TwoPhaseCommitSinkOperator
+                            || operator instanceof IdempotentSinkOperator;
+            stepCounters.add(
+                    new StepCounters(
+                            node.node().name(),
+                            tasks.size(), // the index of the task being built
+                            subtask,
+                            input,
+                            sink ? input::records : out));
+            if (operator instanceof TwoPhaseCommitSinkOperator twoPhase && metrics != null) {
+                metrics.bindSink(
+                        node.node().name(),
+                        subtask,
+                        twoPhase::commits,
+                        twoPhase::commitNanos,
+                        twoPhase::lastCommitNanos);
+            }
+            return input;
+        }
+
+        /** Records into {@code main} plus into each side output that somebody reads. */
+        private LongSupplier recordsOut(Output main, java.util.Collection<Output> sides) {
+            List<LongSupplier> counts = new ArrayList<>();
+            counts.add(recordsInto(main));
+            for (Output side : sides) {
+                counts.add(recordsInto(side));
+            }
+            LongSupplier[] all = counts.toArray(new LongSupplier[0]);
+            return () -> {
+                long sum = 0;
+                for (LongSupplier count : all) {
+                    sum += count.getAsLong();
+                }
+                return sum;
+            };
+        }
+
+        /** What counts the records into {@code output} (each output of a fan-out sees them all). */
+        private LongSupplier recordsInto(Output output) {
+            if (output instanceof ChainedOutput chained) {
+                return chained::records;
+            }
+            if (output instanceof RecordWriter writer) {
+                return writer::records;
+            }
+            if (output instanceof FanOut fanOut) {
+                return recordsInto(fanOut.first());
+            }
+            return () -> 0; // nobody reads it
         }
 
         private KeyedStateBackend createBackend(String step) {
@@ -426,6 +513,43 @@ public final class Execution {
                     eventTime ? time : null);
         }
     }
+
+    /**
+     * Binds the attempt's counters (docs/design/010-metrics.md): a step's records in are its
+     * chained input's (plus, for the head of a keyed vertex, what the task handed it from keyed
+     * batches; for a source, what it emitted); its records out are what the outputs it feeds
+     * received.
+     */
+    private void bindMetrics() {
+        for (Task task : tasks) {
+            metrics.bindTask(task);
+            if (task.sourceDriver() != null) {
+                SourceDriver source = task.sourceDriver();
+                String name = task.name();
+                metrics.bindSource(
+                        task.sourceName(),
+                        Integer.parseInt(name.substring(name.lastIndexOf('#') + 1)),
+                        source::lag);
+            }
+        }
+        for (StepCounters step : stepCounters) {
+            Task task = tasks.get(step.taskIndex());
+            LongSupplier in;
+            if (step.input() == null) {
+                in = step.out(); // a source: what it read is what it emitted
+            } else if (task.isKeyedHead(step.input().operator())) {
+                ChainedOutput head = step.input();
+                in = () -> head.records() + task.keyedRecordsIn();
+            } else {
+                in = step.input()::records;
+            }
+            metrics.bindStep(step.name(), step.subtask(), in, step.out());
+        }
+    }
+
+    /** One step of a chain: the output feeding it (null for a source) and its records out. */
+    private record StepCounters(
+            String name, int taskIndex, int subtask, ChainedOutput input, LongSupplier out) {}
 
     /**
      * Starts the worker threads: cooperative tasks are spread round-robin in graph order over the

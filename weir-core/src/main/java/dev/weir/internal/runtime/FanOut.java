@@ -10,6 +10,11 @@ final class FanOut implements Output {
         this.outputs = outputs.clone();
     }
 
+    /** The first of the outputs (each sees every record). */
+    Output first() {
+        return outputs[0];
+    }
+
     @Override
     public void collect(Object record) {
         for (Output output : outputs) {

@@ -5,6 +5,7 @@ import dev.weir.api.JobHandle;
 import dev.weir.api.JobResult;
 import dev.weir.api.UnrecoverableException;
 import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.api.metrics.JobMetrics;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.Node;
@@ -41,12 +42,17 @@ public final class LocalJob implements JobHandle {
     private volatile Execution execution;
     private volatile Path stopSavepoint;
     private volatile int restarts;
+    private volatile long checkpointsCompleted;
+    private final RuntimeMetrics metrics;
     private Thread driver;
 
     private LocalJob(JobGraph graph, JobSettings settings) {
         this.graph = graph;
         this.settings = settings;
         this.name = settings.runtime().jobName();
+        this.metrics =
+                new RuntimeMetrics(
+                        name, () -> restarts, () -> checkpointsCompleted, this::lastCheckpoint);
     }
 
     /** Plans {@code nodes}, restores what {@code settings} says, starts the job. */
@@ -134,7 +140,8 @@ public final class LocalJob implements JobHandle {
     }
 
     private Execution newExecution(RestoredCheckpoint restored) {
-        return new Execution(graph, settings, restored, freshBaseline(), this::recordStats);
+        return new Execution(
+                graph, settings, restored, freshBaseline(), this::recordStats, metrics);
     }
 
     /**
@@ -154,6 +161,7 @@ public final class LocalJob implements JobHandle {
     private void recordStats(CheckpointStats checkpoint) {
         synchronized (stats) {
             stats.addLast(checkpoint);
+            checkpointsCompleted++;
             if (stats.size() > STATS_KEPT) {
                 stats.removeFirst();
             }
@@ -314,5 +322,16 @@ public final class LocalJob implements JobHandle {
     @Override
     public int restarts() {
         return restarts;
+    }
+
+    @Override
+    public JobMetrics metrics() {
+        return metrics;
+    }
+
+    private CheckpointStats lastCheckpoint() {
+        synchronized (stats) {
+            return stats.peekLast();
+        }
     }
 }

@@ -43,6 +43,9 @@ public final class RecordWriter implements Output {
     /** Keyed mode: the owning subtask of each key group, looked up instead of divided. */
     private final int[] subtaskOfGroup;
 
+    /** Records sealed into batches so far (metrics): counted per batch, read racily. */
+    private long records;
+
     private int pendingItems;
     private int nextRoundRobin;
 
@@ -109,6 +112,7 @@ public final class RecordWriter implements Output {
         if (size == batchSize) {
             batches[target] = null;
             sizes[target] = 0;
+            records += batchSize;
             enqueue(target, time == null ? batch : new TimedBatch(batch, times[target]));
         } else {
             sizes[target] = size;
@@ -153,6 +157,7 @@ public final class RecordWriter implements Output {
         if (size == pairs.length) {
             batches[target] = null;
             sizes[target] = 0;
+            records += batchSize;
             enqueue(target, new KeyedBatch(pairs, time == null ? null : times[target]));
         } else {
             sizes[target] = size;
@@ -195,6 +200,7 @@ public final class RecordWriter implements Output {
                                 ? null
                                 : Arrays.copyOf(
                                         times[target], subtaskOfGroup != null ? size >> 1 : size);
+                records += subtaskOfGroup != null ? size >> 1 : size;
                 Object item;
                 if (subtaskOfGroup != null) {
                     item = new KeyedBatch(sealed, stamps);
@@ -248,6 +254,11 @@ public final class RecordWriter implements Output {
         }
         pendingItems -= sent;
         return sent;
+    }
+
+    /** Records sealed into batches so far; read racily by metrics on any thread. */
+    public long records() {
+        return records;
     }
 
     /** True while some sealed batch or event waits for room in its channel. */

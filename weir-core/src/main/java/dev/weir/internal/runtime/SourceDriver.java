@@ -62,6 +62,14 @@ final class SourceDriver {
     /** Per open split (parallel to {@link #readers}), its event time; empty without a strategy. */
     private final List<SplitTime> splitTimes = new ArrayList<>();
 
+    /** Polls between two refreshes of {@link #lag}: a reader's lag is for metrics only. */
+    private static final int POLLS_PER_LAG = 64;
+
+    private int pollsToLag;
+
+    /** The readers' summed lag at the last refresh, -1 if none can tell (read racily). */
+    private long lag = -1;
+
     SourceDriver(Source<Object> source, List<String> splits, SourceContext context) {
         this(source, splits, context, null);
     }
@@ -213,6 +221,10 @@ final class SourceDriver {
         if (readers.isEmpty()) {
             return false;
         }
+        if (--pollsToLag <= 0) {
+            pollsToLag = POLLS_PER_LAG;
+            refreshLag();
+        }
         int tries = readers.size();
         for (int i = 0; i < tries; i++) {
             if (next >= readers.size()) {
@@ -236,6 +248,9 @@ final class SourceDriver {
                     splitTimes.remove(next);
                     advance(); // an ended split no longer holds the watermark back
                 }
+                if (readers.isEmpty()) {
+                    lag = 0; // all read
+                }
                 return true;
             }
             next++;
@@ -244,6 +259,25 @@ final class SourceDriver {
             }
         }
         return false;
+    }
+
+    private void refreshLag() {
+        long sum = -1;
+        for (int i = 0; i < readers.size(); i++) {
+            long readerLag = readers.get(i).lag();
+            if (readerLag >= 0) {
+                sum = Math.max(sum, 0) + readerLag;
+            }
+        }
+        lag = sum;
+    }
+
+    /**
+     * The open readers' summed lag ({@link SourceReader#lag}) as last refreshed, 0 once every split
+     * ended, -1 if no reader can tell. Any thread (a racy read).
+     */
+    long lag() {
+        return lag;
     }
 
     boolean ended() {

@@ -140,6 +140,23 @@ public final class SpscChannel {
         return (long) BYTES.getAcquire(this);
     }
 
+    /** Items (batches and events) in the channel now, read racily by an observer (metrics). */
+    public int queuedItems() {
+        long h = (long) HEAD.getAcquire(this);
+        long t = (long) TAIL.getAcquire(this);
+        return (int) Math.max(0, Math.min(t - h, mask + 1));
+    }
+
+    /** How many items the channel holds at most. */
+    public int capacityItems() {
+        return mask + 1;
+    }
+
+    /** Estimated bytes of records the channel holds before it refuses more. */
+    public long capacityBytes() {
+        return capacityBytes;
+    }
+
     /** Removes and returns the oldest item, or null if empty. Consumer only. */
     public Object poll() {
         long h = (long) HEAD.getOpaque(this);

@@ -92,6 +92,18 @@ public final class Task {
     /** The watermark this task passed on last. */
     private long watermark = Long.MIN_VALUE;
 
+    // Metrics (docs/design/010-metrics.md): plain fields written per batch or per step by the
+    // thread running the task, read racily by observers.
+
+    /** Records handed to {@link #keyedHead} from keyed batches (counted per batch). */
+    private long keyedRecordsIn;
+
+    private long busyNanos;
+    private long backpressuredNanos;
+
+    /** When the task's output began waiting for room downstream, or 0 if it is not waiting. */
+    private long backpressuredSince;
+
     private volatile TaskSnapshot finalSnapshot;
     private boolean finished;
     private State state = State.CREATED;
@@ -323,6 +335,7 @@ public final class Task {
             if (head == null) {
                 throw new IllegalStateException(name + ": keyed batch for a non-keyed operator");
             }
+            keyedRecordsIn += batch.pairs().length >> 1;
             head.processBatch(batch.pairs(), batch.timestamps(), time);
         } else if (item instanceof Object[] batch) {
             Output head = this.head;
@@ -546,6 +559,57 @@ public final class Task {
         if (first != null) {
             throw first;
         }
+    }
+
+    /**
+     * Accounts one step that ran from {@code startNanos} to {@code endNanos} (the worker's clock):
+     * busy if it moved something while the output had room, backpressured from the first step that
+     * left output waiting for a full channel until the step that cleared it.
+     */
+    void timeStep(boolean moved, long startNanos, long endNanos) {
+        if (anyPending()) {
+            if (backpressuredSince == 0) {
+                backpressuredSince = startNanos;
+            }
+        } else {
+            if (backpressuredSince != 0) {
+                backpressuredNanos += endNanos - backpressuredSince;
+                backpressuredSince = 0;
+            } else if (moved) {
+                busyNanos += endNanos - startNanos;
+            }
+        }
+    }
+
+    /** Records the head operator received from keyed batches (metrics; racy read). */
+    long keyedRecordsIn() {
+        return keyedRecordsIn;
+    }
+
+    /** Time in steps that moved something (metrics; racy read). */
+    long busyNanos() {
+        return busyNanos;
+    }
+
+    /** Time the output waited for room downstream, the wait in progress included (racy read). */
+    long backpressuredNanos() {
+        long since = backpressuredSince;
+        return backpressuredNanos + (since == 0 ? 0 : Math.max(0, System.nanoTime() - since));
+    }
+
+    /** True if {@code operator} is fed by this task's keyed batches (metrics). */
+    boolean isKeyedHead(StreamOperator operator) {
+        return keyedHead != null && keyedHead == operator;
+    }
+
+    /** The name of the source step of a source task (metrics). */
+    String sourceName() {
+        return sourceName;
+    }
+
+    /** The source of a source task, else null (metrics: its lag). */
+    SourceDriver sourceDriver() {
+        return source;
     }
 
     @Override

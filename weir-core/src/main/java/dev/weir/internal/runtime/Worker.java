@@ -69,7 +69,10 @@ final class Worker implements Runnable {
                     continue;
                 }
                 current = task; // named in the failure if the step throws
-                progress |= task.doWork();
+                long start = System.nanoTime();
+                boolean moved = task.doWork();
+                task.timeStep(moved, start, System.nanoTime()); // metrics: per step, not record
+                progress |= moved;
                 current = null;
                 if (task.isDone()) {
                     tasks.remove(i--);

@@ -1,0 +1,284 @@
+package dev.weir.api.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.api.JobHandle;
+import dev.weir.api.JobResult;
+import dev.weir.api.Pipeline;
+import dev.weir.api.RestartStrategy;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.function.Collector;
+import dev.weir.api.log.DurableLog;
+import dev.weir.api.log.LogOptions;
+import dev.weir.api.metrics.JobMetrics.StepMetrics;
+import dev.weir.api.sink.FileSink;
+import dev.weir.api.sink.Sinks;
+import dev.weir.api.source.ReadStatus;
+import dev.weir.api.source.Source;
+import dev.weir.api.source.SourceContext;
+import dev.weir.api.source.SourceReader;
+import dev.weir.api.source.Sources;
+import dev.weir.api.state.KeyGroups;
+import dev.weir.api.testing.FaultPoint;
+import dev.weir.api.testing.Faults;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JobMetricsTest {
+    @TempDir Path dir;
+
+    @AfterEach
+    void disarm() {
+        Faults.disarm();
+    }
+
+    private static final int MAX_PARALLELISM = 128;
+
+    /** numbers(1..10,000) → double → evens → keyBy(n % 10) → sum → out, at parallelism 2. */
+    private static JobHandle boundedJob() {
+        Pipeline pipeline =
+                Pipeline.create("counted").parallelism(2).maxParallelism(MAX_PARALLELISM);
+        pipeline.source("numbers", Sources.sequence(1, 10_000))
+                .map(n -> n * 2)
+                .name("double")
+                .filter(n -> n % 4 == 0)
+                .name("evens")
+                .keyBy(n -> n % 10)
+                .reduce("sum", Long::sum)
+                .sink("out", Sinks.counting());
+        return pipeline.start();
+    }
+
+    private static Map<String, long[]> totals(JobMetrics metrics) {
+        Map<String, long[]> totals = new HashMap<>();
+        for (StepMetrics step : metrics.steps()) {
+            long[] sum = totals.computeIfAbsent(step.step(), k -> new long[2]);
+            sum[0] += step.recordsIn();
+            sum[1] += step.recordsOut();
+        }
+        return totals;
+    }
+
+    @Test
+    void recordsInAndOutOfEveryStepAreExactForABoundedJob() throws Exception {
+        JobHandle job = boundedJob();
+        job.await(Duration.ofMinutes(2));
+
+        Map<String, long[]> totals = totals(job.metrics());
+        assertThat(totals.keySet())
+                .containsExactlyInAnyOrder("numbers", "double", "evens", "sum", "out");
+        assertThat(totals.get("numbers")).containsExactly(10_000, 10_000);
+        assertThat(totals.get("double")).containsExactly(10_000, 10_000);
+        assertThat(totals.get("evens")).containsExactly(10_000, 5_000);
+        assertThat(totals.get("sum")).containsExactly(5_000, 5_000); // one update per record
+        assertThat(totals.get("out")).containsExactly(5_000, 5_000); // a sink's out: written
+        assertThat(job.metrics().steps()).hasSize(10); // five steps, two subtasks each
+    }
+
+    @Test
+    void aKeyedStepCountsPerSubtaskTheRecordsOfTheKeyGroupsItOwns() throws Exception {
+        long[] expected = new long[2];
+        for (long n = 1; n <= 10_000; n++) {
+            long doubled = n * 2;
+            if (doubled % 4 == 0) {
+                int group = KeyGroups.keyGroupOf(doubled % 10, MAX_PARALLELISM);
+                expected[KeyGroups.subtaskOf(group, MAX_PARALLELISM, 2)]++;
+            }
+        }
+        JobHandle job = boundedJob();
+        job.await(Duration.ofMinutes(2));
+
+        long[] actual = new long[2];
+        for (StepMetrics step : job.metrics().steps()) {
+            if (step.step().equals("sum")) {
+                actual[step.subtask()] = step.recordsIn();
+            }
+        }
+        assertThat(actual).containsExactly(expected);
+    }
+
+    @Test
+    void tasksAndChannelsAreListedWithTheirFigures() throws Exception {
+        JobHandle job = boundedJob();
+        job.await(Duration.ofMinutes(2));
+        JobMetrics metrics = job.metrics();
+
+        assertThat(metrics.jobName()).isEqualTo("counted");
+        assertThat(metrics.tasks()).extracting(JobMetrics.TaskMetrics::task).hasSize(4);
+        for (JobMetrics.TaskMetrics task : metrics.tasks()) {
+            assertThat(task.busyNanos()).isPositive();
+            assertThat(task.backpressuredNanos()).isNotNegative();
+            assertThat(task.idleNanos()).isNotNegative();
+        }
+        // The keyed edge: each of two producers to each of two consumers.
+        assertThat(metrics.channels()).hasSize(4);
+        for (JobMetrics.ChannelMetrics channel : metrics.channels()) {
+            assertThat(channel.queuedItems()).isZero(); // the job has ended: all read
+            assertThat(channel.fill()).isZero();
+            assertThat(channel.capacityItems()).isPositive();
+        }
+        assertThat(metrics.sources()).hasSize(2);
+        assertThat(metrics.sources()).allSatisfy(s -> assertThat(s.lag()).isZero());
+        assertThat(metrics.checkpointsCompleted()).isZero();
+        assertThat(metrics.lastCheckpoint()).isNull();
+    }
+
+    /** A sink that holds each record until the test opens the gate. */
+    static final CountDownLatch GATE = new CountDownLatch(1);
+
+    @Test
+    void aBlockedSinkShowsAsAFullChannelAndABackpressuredSource() throws Exception {
+        Pipeline pipeline =
+                Pipeline.create("pressed").parallelism(1).batchSize(16).channelCapacityBatches(2);
+        pipeline.source("numbers", Sources.sequence(1, 1_000_000))
+                .keyBy(n -> n % 5)
+                .reduce("sum", Long::sum)
+                .sink("held", Sinks.callback(n -> GATE.await()));
+        JobHandle job = pipeline.start();
+        try {
+            JobMetrics.TaskMetrics source = task(job.metrics(), "numbers#0");
+            JobMetrics.ChannelMetrics channel = job.metrics().channels().get(0);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (source.backpressuredNanos() == 0 || channel.fill() < 1.0) {
+                assertThat(System.nanoTime()).as("backpressure seen by now").isLessThan(deadline);
+                LockSupport.parkNanos(1_000_000);
+            }
+            assertThat(channel.from()).isEqualTo("numbers#0");
+            assertThat(channel.queuedItems()).isEqualTo(channel.capacityItems());
+            // The held task moved one batch, then blocked in the sink: the source is far ahead.
+            long read = 0;
+            for (StepMetrics step : job.metrics().steps()) {
+                if (step.step().equals("held")) {
+                    assertThat(step.recordsIn()).isLessThanOrEqualTo(1);
+                }
+                if (step.step().equals("numbers")) {
+                    read = step.recordsOut();
+                }
+            }
+            assertThat(read).isPositive().isLessThan(1_000_000);
+        } finally {
+            GATE.countDown();
+            job.cancel();
+        }
+        assertThatThrownBy(job::await).isInstanceOf(CancellationException.class);
+    }
+
+    private static JobMetrics.TaskMetrics task(JobMetrics metrics, String name) {
+        return metrics.tasks().stream()
+                .filter(t -> t.task().equals(name))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    private Pipeline checkpointedJob(String name) {
+        Pipeline pipeline =
+                Pipeline.create(name)
+                        .parallelism(2)
+                        .checkpointing(
+                                // Only the final checkpoint: the interval is longer than the job.
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMinutes(2), dir.resolve("chk")))
+                        .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ZERO));
+        pipeline.source("numbers", Sources.sequence(1, 1_000))
+                .keyBy(n -> n % 100) // keys on both subtasks, so both sinks commit
+                .reduce("sum", Long::sum)
+                .sink("out", FileSink.to(dir.resolve("out")));
+        return pipeline;
+    }
+
+    @Test
+    void checkpointAndSinkCommitFiguresAppearOnceACheckpointCompletes() throws Exception {
+        JobHandle job = checkpointedJob("checkpointed").start();
+        JobResult result = job.await(Duration.ofMinutes(2));
+        JobMetrics metrics = job.metrics();
+
+        assertThat(result.restarts()).isZero();
+        assertThat(metrics.checkpointsCompleted()).isEqualTo(job.checkpointStats().size());
+        assertThat(metrics.checkpointsCompleted()).isPositive();
+        assertThat(metrics.lastCheckpoint()).isEqualTo(job.checkpointStats().get(0));
+        assertThat(metrics.lastCheckpoint().sizeBytes()).isPositive();
+        assertThat(metrics.sinks()).hasSize(2);
+        for (JobMetrics.SinkMetrics sink : metrics.sinks()) {
+            assertThat(sink.step()).isEqualTo("out");
+            assertThat(sink.commits()).isPositive();
+            assertThat(sink.commitNanos()).isGreaterThanOrEqualTo(sink.lastCommitNanos());
+        }
+    }
+
+    @Test
+    void aRestartIsCountedAndTheCountersKeepGrowingAcrossIt() throws Exception {
+        Faults.throwAt(FaultPoint.SINK_AFTER_COMMIT, 1); // the final checkpoint's first commit
+        JobHandle job = checkpointedJob("restarted").start();
+        JobResult result = job.await(Duration.ofMinutes(2));
+        JobMetrics metrics = job.metrics();
+
+        assertThat(result.restarts()).isPositive();
+        assertThat(metrics.restarts()).isEqualTo(result.restarts());
+        // The first attempt read everything; the restart resumed from the final checkpoint.
+        assertThat(totals(metrics).get("numbers")[0]).isGreaterThanOrEqualTo(1_000);
+        assertThat(totals(metrics).get("sum")[0]).isGreaterThanOrEqualTo(1_000);
+        assertThat(metrics.steps()).hasSize(6); // the same entries, bound again
+    }
+
+    @Test
+    void aLogSourceReaderTellsItsLagBehindThePartitionsEnd() throws Exception {
+        Path logDir = dir.resolve("log");
+        try (DurableLog log = DurableLog.open(logDir, LogOptions.defaults())) {
+            log.createTopic("in", 1);
+            List<byte[]> records = new ArrayList<>();
+            for (long n = 0; n < 1_000; n++) {
+                records.add(Codecs.LONG.toBytes(n));
+            }
+            log.append("in", 0, records);
+        }
+        Source<Long> source = Sources.logUnbounded(logDir, "in", Codecs.LONG);
+        try (SourceReader<Long> reader = source.openReader("in-0", context())) {
+            assertThat(reader.lag()).isEqualTo(1_000);
+            List<Long> read = new ArrayList<>();
+            Collector<Long> out = read::add;
+            assertThat(reader.poll(out, 300)).isEqualTo(ReadStatus.MORE_AVAILABLE);
+            assertThat(read).hasSize(300);
+            assertThat(reader.lag()).isEqualTo(700);
+        }
+    }
+
+    @Test
+    void aReaderThatCannotTellReportsUnknownLag() throws Exception {
+        Source<Long> source = Sources.sequence(1, 10);
+        try (SourceReader<Long> reader = source.openReader(source.splits(1).get(0), context())) {
+            assertThat(reader.lag()).isEqualTo(-1);
+        }
+    }
+
+    private static SourceContext context() {
+        return new SourceContext() {
+            @Override
+            public int subtaskIndex() {
+                return 0;
+            }
+
+            @Override
+            public int parallelism() {
+                return 1;
+            }
+
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+        };
+    }
+}
