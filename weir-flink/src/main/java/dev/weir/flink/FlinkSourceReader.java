@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
@@ -51,9 +52,12 @@ final class FlinkSourceReader<T> implements SourceReader<T, WeirSplit> {
         for (int tried = 0; tried < open.size(); tried++) {
             next = next % open.size();
             Open<T> split = open.get(next);
-            ReadStatus status = split.reader().poll(output::collect, batchSize);
+            // Per-split outputs: a watermark strategy on the source generates per split.
+            SourceOutput<T> splitOutput = output.createOutputForSplit(split.split().id());
+            ReadStatus status = split.reader().poll(splitOutput::collect, batchSize);
             if (status == ReadStatus.END_OF_INPUT) {
                 split.reader().close();
+                output.releaseOutputForSplit(split.split().id());
                 open.remove(next);
                 return open.isEmpty() && noMoreSplits
                         ? InputStatus.END_OF_INPUT

@@ -53,6 +53,7 @@ import org.apache.flink.util.Collector;
  * FilterStep        → filter(...)
  * FlatMapStep       → flatMap(...)
  * UnionStep         → union(...)
+ * SourceStep with a watermark strategy → env.fromSource(FlinkSource, FlinkWatermarks), per split
  * TimestampsStep    → assignTimestampsAndWatermarks(FlinkWatermarks)
  * KeyedProcessStep  → keyBy(WeirKey, Weir key groups).process(FlinkProcessFunction)
  * SideOutputStep    → getSideOutput(OutputTag with the same id)
@@ -281,6 +282,18 @@ final class Translator {
             if (step instanceof Step.SourceStep s) {
                 Shared<Source<Object>> source =
                         Shared.of(jobId, s.name(), (Source<Object>) s.source(), live);
+                // A source that assigns event time: Flink's per-split generation in fromSource.
+                WatermarkStrategy<Object> watermarks =
+                        s.watermarks() == null
+                                ? WatermarkStrategy.noWatermarks()
+                                : sourceWatermarks(
+                                        Shared.of(
+                                                jobId,
+                                                s.name() + "#watermarks",
+                                                (dev.weir.api.time.WatermarkStrategy<Object>)
+                                                        s.watermarks(),
+                                                live),
+                                        s.watermarks().idleTimeoutMillis());
                 out =
                         env.fromSource(
                                         new FlinkSource<>(
@@ -288,7 +301,7 @@ final class Translator {
                                                 firstSource ? listener : null,
                                                 parallelism,
                                                 settings.batchSize()),
-                                        WatermarkStrategy.noWatermarks(),
+                                        watermarks,
                                         s.name(),
                                         type)
                                 .setParallelism(parallelism)
@@ -559,5 +572,12 @@ final class Translator {
             cache[slot] = wrapped;
             return wrapped;
         }
+    }
+
+    /** A source's Weir strategy as Flink's, with its idleness timeout (0 for none). */
+    private static WatermarkStrategy<Object> sourceWatermarks(
+            Shared<dev.weir.api.time.WatermarkStrategy<Object>> strategy, long idleMillis) {
+        WatermarkStrategy<Object> flink = new FlinkWatermarks(strategy);
+        return idleMillis > 0 ? flink.withIdleness(java.time.Duration.ofMillis(idleMillis)) : flink;
     }
 }

@@ -381,6 +381,34 @@ class FlinkRunnerTest {
         assertThat(flink).isEqualTo(weir).isEqualTo(expectedWindowSums(n));
     }
 
+    @Test
+    void aSourceThatAssignsEventTimePerSplitFiresTheSameWindowsOnWeirAndOnFlink() throws Exception {
+        long n = 2_000;
+        List<String> weir = sourceWindowSums(n, null);
+        List<String> flink = sourceWindowSums(n, FlinkRunner.local(2));
+
+        assertThat(flink).isEqualTo(weir).isEqualTo(expectedWindowSums(n));
+    }
+
+    /**
+     * As {@link #windowSums}, with time assigned in the source ({@code Pipeline.source(name,
+     * source, watermarks)}): four splits, each monotonous on its own.
+     */
+    List<String> sourceWindowSums(long n, Runner runner) throws Exception {
+        var out = Sinks.<String>collect();
+        Pipeline pipeline = Pipeline.create("source-windows").parallelism(2);
+        pipeline.source(
+                        "numbers",
+                        Sources.sequence(1, n, 4, 0),
+                        WatermarkStrategy.<Long>forMonotonousTimestamps()
+                                .withTimestampAssigner((i, previous) -> i * 10))
+                .keyBy(i -> i % KEYS)
+                .process("windows", WindowSums::new)
+                .sink("out", out);
+        run(pipeline, runner);
+        return sorted(out.results());
+    }
+
     /** Record {@code i} at event time {@code i × 10} ms; sums per key and second, by timers. */
     List<String> windowSums(long n, Runner runner) throws Exception {
         var out = Sinks.<String>collect();
