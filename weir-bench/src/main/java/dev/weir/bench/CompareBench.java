@@ -294,13 +294,14 @@ public final class CompareBench implements Callable<Integer> {
             throws Exception {
         System.out.printf(
                 Locale.ROOT,
-                "%nMedians of %d runs per engine, each in a fresh JVM (%s), P=%d, N=%d;"
-                        + " throughput in records/s (Weir/Flink > 1: Weir faster), recovery in ms"
-                        + " (Weir/Flink < 1: Weir faster).%n%n",
+                "%nMedians of %d runs per engine, each in a fresh JVM (%s), P=%d, N=%d"
+                        + " (Nexmark rows: %d events); throughput in records/s (Weir/Flink > 1:"
+                        + " Weir faster), recovery in ms (Weir/Flink < 1: Weir faster).%n%n",
                 runs,
                 chosen,
                 p,
-                n);
+                n,
+                nexmarkN);
         System.out.print(table);
         System.out.println();
         summary.forEach(System.out::println);
