@@ -17,7 +17,9 @@ import picocli.CommandLine.Command;
             KafkaKeyedSumBench.class,
             KafkaBrokerCommand.class,
             LogBench.class,
-            JdbcBench.class
+            JdbcBench.class,
+            NexmarkBench.class,
+            FlinkNexmarkBench.class
         })
 public final class BenchMain implements Callable<Integer> {
     @Override

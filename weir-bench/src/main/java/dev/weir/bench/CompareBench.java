@@ -92,6 +92,19 @@ public final class CompareBench implements Callable<Integer> {
             description = "Length of a Kafka latency run (default ${DEFAULT-VALUE}).")
     long kafkaLatencySeconds = 20;
 
+    @Option(
+            names = "--nexmark",
+            split = ",",
+            description =
+                    "Nexmark queries to run as rows job=nexmark-<query> (q0,q1,q2,q3,q4,q5,q7,q8,q11"
+                            + " or all); alone, only these rows run.")
+    List<String> nexmark = new ArrayList<>();
+
+    @Option(
+            names = "--nexmark-n",
+            description = "Events of each Nexmark run (default ${DEFAULT-VALUE}).")
+    long nexmarkN = 10_000_000;
+
     /** One line of the matrix. */
     record Row(String job, String mode, long keys, List<String> args, String metric) {}
 
@@ -156,7 +169,30 @@ public final class CompareBench implements Callable<Integer> {
                                     "--sink", sink, "--shape", "multi"),
                             "records_per_s"));
         }
+        for (String query : nexmarkQueries()) {
+            rows.add(
+                    new Row(
+                            "nexmark-" + query,
+                            "eo",
+                            -1,
+                            List.of("--query", query, "--n", "" + nexmarkN, "--p", "" + p),
+                            "records_per_s"));
+        }
         return rows;
+    }
+
+    private List<String> nexmarkQueries() {
+        return nexmark.equals(List.of("all"))
+                ? dev.weir.bench.nexmark.WeirQueries.QUERIES
+                : nexmark;
+    }
+
+    /** True if the row is to run: chosen by --rows, or a Nexmark row when only --nexmark is. */
+    private boolean chosen(int number, Row row) {
+        if (!only.isEmpty()) {
+            return only.contains(number);
+        }
+        return nexmark.isEmpty() || row.job().startsWith("nexmark-");
     }
 
     @Override
@@ -195,26 +231,29 @@ public final class CompareBench implements Callable<Integer> {
     private void runRows(List<Row> rows, StringBuilder table, List<String> summary)
             throws Exception {
         for (int i = 0; i < rows.size(); i++) {
-            if (!only.isEmpty() && !only.contains(i + 1)) {
+            Row row = rows.get(i);
+            if (!chosen(i + 1, row)) {
                 continue;
             }
-            Row row = rows.get(i);
             if (row.job().startsWith("kafka")) {
                 KafkaCompare kafka = kafka();
                 kafka.profile(name, flags);
                 kafka.run(i + 1, row, table, summary);
                 continue;
             }
+            boolean nexmarkRow = row.job().startsWith("nexmark-");
+            String weirCommand = nexmarkRow ? "nexmark" : "keyed-sum";
+            String flinkCommand = nexmarkRow ? "flink-nexmark" : "flink-keyed-sum";
             double[] weir = new double[runs];
             double[] flink = new double[runs];
             for (int run = 0; run < runs; run++) {
                 // Alternate which engine goes first, so drift on a shared machine hits both.
                 if (run % 2 == 0) {
-                    weir[run] = runOnce("keyed-sum", row);
-                    flink[run] = runOnce("flink-keyed-sum", row);
+                    weir[run] = runOnce(weirCommand, row);
+                    flink[run] = runOnce(flinkCommand, row);
                 } else {
-                    flink[run] = runOnce("flink-keyed-sum", row);
-                    weir[run] = runOnce("keyed-sum", row);
+                    flink[run] = runOnce(flinkCommand, row);
+                    weir[run] = runOnce(weirCommand, row);
                 }
             }
             double w = median(weir);
@@ -224,12 +263,12 @@ public final class CompareBench implements Callable<Integer> {
             table.append(
                     String.format(
                             Locale.ROOT,
-                            "| %d | %s | %s | %s | %d | %s%s | %s%s | %.2f |%n",
+                            "| %d | %s | %s | %s | %s | %s%s | %s%s | %.2f |%n",
                             i + 1,
                             name,
                             row.job(),
                             row.mode(),
-                            row.keys(),
+                            keys(row),
                             format(w, time),
                             unit,
                             format(f, time),
@@ -238,10 +277,10 @@ public final class CompareBench implements Callable<Integer> {
             summary.add(
                     String.format(
                             Locale.ROOT,
-                            "compare job=%s mode=%s K=%d weir=%.0f flink=%.0f ratio=%.2f%s jvm=%s",
+                            "compare job=%s mode=%s K=%s weir=%.0f flink=%.0f ratio=%.2f%s jvm=%s",
                             row.job(),
                             row.mode(),
-                            row.keys(),
+                            keys(row),
                             w,
                             f,
                             w / f,
@@ -255,13 +294,14 @@ public final class CompareBench implements Callable<Integer> {
             throws Exception {
         System.out.printf(
                 Locale.ROOT,
-                "%nMedians of %d runs per engine, each in a fresh JVM (%s), P=%d, N=%d;"
-                        + " throughput in records/s (Weir/Flink > 1: Weir faster), recovery in ms"
-                        + " (Weir/Flink < 1: Weir faster).%n%n",
+                "%nMedians of %d runs per engine, each in a fresh JVM (%s), P=%d, N=%d"
+                        + " (Nexmark rows: %d events); throughput in records/s (Weir/Flink > 1:"
+                        + " Weir faster), recovery in ms (Weir/Flink < 1: Weir faster).%n%n",
                 runs,
                 chosen,
                 p,
-                n);
+                n,
+                nexmarkN);
         System.out.print(table);
         System.out.println();
         summary.forEach(System.out::println);
@@ -281,18 +321,43 @@ public final class CompareBench implements Callable<Integer> {
         return kafka;
     }
 
+    /** The row's key count, or "-" where the job has no such parameter (Nexmark). */
+    private static String keys(Row row) {
+        return row.keys() < 0 ? "-" : Long.toString(row.keys());
+    }
+
     private static String format(double value, boolean time) {
         return time
                 ? String.format(Locale.ROOT, "%.0f", value)
                 : String.format(Locale.ROOT, "%,.0f", value);
     }
 
-    /** Runs one engine on one row in a fresh JVM; returns the row's metric. */
+    /** Outputs of the first run of each Nexmark row, which every other run must match. */
+    private final Map<String, String> nexmarkOutputs = new HashMap<>();
+
+    /**
+     * Runs one engine on one row in a fresh JVM; returns the row's metric. A Nexmark run's count of
+     * results must equal the first run's of the row (either engine).
+     */
     private double runOnce(String command, Row row) throws Exception {
         List<String> args = new ArrayList<>();
         args.add(command);
         args.addAll(row.args());
-        return Double.parseDouble(runFresh(flags, args).get(row.metric()));
+        Map<String, String> fields = runFresh(flags, args);
+        if (row.job().startsWith("nexmark-")) {
+            String first = nexmarkOutputs.putIfAbsent(row.job(), fields.get("outputs"));
+            if (first != null && !first.equals(fields.get("outputs"))) {
+                throw new IllegalStateException(
+                        command
+                                + " "
+                                + row.job()
+                                + " emitted "
+                                + fields.get("outputs")
+                                + " results, an earlier run "
+                                + first);
+            }
+        }
+        return Double.parseDouble(fields.get(row.metric()));
     }
 
     /**
