@@ -33,6 +33,38 @@ public final class NullCheckingOutput implements Output {
         output.emitWatermark(watermark);
     }
 
+    /**
+     * The same check for a source's output, as a class of its own: its {@code collect} is a
+     * separate call site, so the JIT's type profile of the source's next step is not shared with
+     * (and made polymorphic by) every process function's output (docs/design/009-hot-path.md).
+     */
+    public static Output forSource(String source, Output output) {
+        return new SourceOutput("source '" + source + "'", output);
+    }
+
+    private static final class SourceOutput implements Output {
+        private final String step;
+        private final Output output;
+
+        SourceOutput(String step, Output output) {
+            this.step = step;
+            this.output = output;
+        }
+
+        @Override
+        public void collect(Object record) {
+            if (record == null) {
+                throw nullRecord(step, "emitted null");
+            }
+            output.collect(record);
+        }
+
+        @Override
+        public void emitWatermark(long watermark) {
+            output.emitWatermark(watermark);
+        }
+    }
+
     /** The failure for a null record that {@code step} produced. */
     public static UnrecoverableException nullRecord(String step, String what) {
         return new UnrecoverableException(

@@ -241,8 +241,7 @@ public final class Execution {
                             sourceNode.name(),
                             config.batchSize(),
                             new SourceDriver(source, mine, context, sourceTime),
-                            new NullCheckingOutput(
-                                    "source '" + sourceNode.name() + "'", headOutput),
+                            NullCheckingOutput.forSource(sourceNode.name(), headOutput),
                             null,
                             null,
                             builder.operators,
