@@ -117,6 +117,7 @@ final class InspectCommand implements Callable<Integer> {
         for (String source : view.sources()) {
             out.println("source " + source);
             var ended = view.endedSplits(source);
+            var watermarks = view.splitWatermarks(source);
             view.offsets(source)
                     .forEach(
                             (split, offset) ->
@@ -127,7 +128,10 @@ final class InspectCommand implements Callable<Integer> {
                                                     + offset
                                                     + (ended.contains(split)
                                                             ? " ended"
-                                                            : " running")));
+                                                            : " running")
+                                                    + (watermarks.containsKey(split)
+                                                            ? " watermark=" + watermarks.get(split)
+                                                            : "")));
         }
     }
 
