@@ -31,9 +31,11 @@ final class FlinkVerify implements AutoCloseable {
     private final LocalFlinkCluster cluster;
     private final Random random;
     private final PrintStream out;
+    private final Thread stop;
 
-    private FlinkVerify(LocalFlinkCluster cluster, Random random, PrintStream out) {
+    private FlinkVerify(LocalFlinkCluster cluster, Random random, PrintStream out, Thread stop) {
         this.cluster = cluster;
+        this.stop = stop;
         this.random = random;
         this.out = out;
     }
@@ -80,7 +82,19 @@ final class FlinkVerify implements AutoCloseable {
                 cluster.restPort(),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
                 dir);
-        return new FlinkVerify(cluster, random, out);
+        // Interrupted (Ctrl-C, SIGTERM), the harness takes the cluster's JVMs with it.
+        Thread stop =
+                new Thread(
+                        () -> {
+                            try {
+                                cluster.close();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        "flink-cluster-stop");
+        Runtime.getRuntime().addShutdownHook(stop);
+        return new FlinkVerify(cluster, random, out, stop);
     }
 
     int restPort() {
@@ -111,11 +125,15 @@ final class FlinkVerify implements AutoCloseable {
 
     /**
      * SIGKILLs a TaskManager that runs tasks and starts it again, then waits until Flink noticed
-     * (the job no longer runs every task). Returns the time of the kill (epoch millis).
+     * (the job no longer runs every task). Returns the time of the kill (epoch millis), or 0 if no
+     * TaskManager ran tasks (the job ended meanwhile).
      */
     long killTaskManager(Process client) throws Exception {
         long killedAt = System.currentTimeMillis();
         int index = cluster.killBusyTaskManager(random);
+        if (index < 0) {
+            return 0;
+        }
         cluster.restartTaskManager(index);
         out.println("  killed TaskManager " + index + " (SIGKILL) and started it again");
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
@@ -180,6 +198,7 @@ final class FlinkVerify implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        Runtime.getRuntime().removeShutdownHook(stop);
         cluster.close();
     }
 }

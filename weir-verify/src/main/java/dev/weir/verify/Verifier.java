@@ -675,11 +675,16 @@ public final class Verifier {
                 }
                 if (killedAt > 0) {
                     tally.recoveries.add(System.currentTimeMillis() - killedAt);
+                    killedAt = 0;
                 }
                 if (child.waitFor(randomKillDelayMs(), TimeUnit.MILLISECONDS)) {
                     break;
                 }
-                killedAt = flink.killTaskManager(child);
+                long at = flink.killTaskManager(child);
+                if (at == 0) {
+                    break; // the job ended while the kill was due
+                }
+                killedAt = at;
                 used++;
                 tally.kills++;
             }
