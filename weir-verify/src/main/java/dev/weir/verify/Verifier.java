@@ -465,9 +465,9 @@ public final class Verifier {
         Report report =
                 new Report(
                         options.source(),
-                        options.workload().equals("windows")
-                                ? options.sink() + " workload=windows"
-                                : options.sink(),
+                        options.sink()
+                                + (options.workload().equals("windows") ? " workload=windows" : "")
+                                + (options.flink() ? " runner=flink" : ""),
                         tally.kills,
                         fired.size(),
                         tally.cuts,

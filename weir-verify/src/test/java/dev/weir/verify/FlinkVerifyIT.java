@@ -52,7 +52,8 @@ class FlinkVerifyIT {
         assertThat(report.kills()).as(log).isEqualTo(3);
         assertThat(report.findings().records()).as(log).isPositive();
         assertThat(VerifyIT.lastLine(bytes))
-                .startsWith("verify: source=log sink=" + sink + " kills=3 fault_points=0")
+                .startsWith(
+                        "verify: source=log sink=" + sink + " runner=flink kills=3 fault_points=0")
                 .contains("lost=0 duplicated=0 reordered=0 dangling=0");
     }
 }
