@@ -117,10 +117,30 @@ final class FlinkVerify implements AutoCloseable {
             client.waitFor(50, TimeUnit.MILLISECONDS); // paces the polling
         }
         throw new IllegalStateException(
-                "the Flink job did not run within "
-                        + timeout
-                        + ": "
-                        + cluster.rest("/jobs/overview"));
+                "the Flink job did not run every task within " + timeout + ": " + stuck());
+    }
+
+    /** The active job's state and the start of its newest failure, for a stuck job. */
+    private String stuck() throws Exception {
+        for (String job : jobs(cluster.rest("/jobs/overview"))) {
+            Matcher state = STATE.matcher(job);
+            Matcher id = JOB.matcher(job);
+            if (state.find()
+                    && id.find()
+                    && !List.of("FINISHED", "FAILED", "CANCELED").contains(state.group(1))) {
+                String exceptions = cluster.rest("/jobs/" + id.group(1) + "/exceptions");
+                Matcher root =
+                        Pattern.compile("\"root-exception\":\"([^\"]{0,800})").matcher(exceptions);
+                return "job "
+                        + id.group(1)
+                        + " is "
+                        + state.group(1)
+                        + (root.find()
+                                ? "; its newest failure: " + root.group(1).replace("\\n\\t", " | ")
+                                : "");
+            }
+        }
+        return "no active job";
     }
 
     /**
