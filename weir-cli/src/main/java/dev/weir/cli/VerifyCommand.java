@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
                     + " consumed, then starts the finished job once more (it must add nothing);"
                     + " checks the committed output for loss, duplicates, order, aggregates and"
                     + " leftovers; then proves the checker by seeding bugs it must catch.",
-            "Example: weir verify --source log --sink file --kills 30 --seed 1"
+            "Example: weir verify --source log --sink file --kills 30 --seed 1",
+            "         weir verify --runner flink --sink postgres --kills 30"
         })
 public final class VerifyCommand implements Callable<Integer> {
     @Option(
@@ -86,6 +87,17 @@ public final class VerifyCommand implements Callable<Integer> {
                             + " aside; --sink file or log) (default ${DEFAULT-VALUE}).")
     String workload = "count";
 
+    @Option(
+            names = "--runner",
+            description =
+                    "weir (the job on Weir's runtime in child JVMs, which are killed) or flink (the"
+                            + " job on a standalone Flink cluster of child JVMs, one JobManager and"
+                            + " two TaskManagers, whose TaskManagers are SIGKILLed at random times"
+                            + " and started again; sources log, files or sequence, sinks file, log"
+                            + " or postgres, no fault points or self-check: those are hooks of"
+                            + " Weir's runtime) (default ${DEFAULT-VALUE}).")
+    String runner = "weir";
+
     @Option(names = "--no-self-check", description = "Skip the seeded bugs.")
     boolean noSelfCheck;
 
@@ -104,11 +116,12 @@ public final class VerifyCommand implements Callable<Integer> {
                                         rate,
                                         work,
                                         jdbcUrl,
-                                        noSelfCheck
+                                        noSelfCheck || runner.equals("flink")
                                                 ? List.of()
                                                 : Verifier.seededBugNames(source, sink),
                                         kafkaBootstrap,
-                                        workload),
+                                        workload,
+                                        runner),
                                 System.out)
                         .run();
         return report.passed() ? 0 : 1;

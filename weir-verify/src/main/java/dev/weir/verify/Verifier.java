@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -117,6 +118,9 @@ public final class Verifier {
      *     child process (and then some kills restart it)
      * @param workload {@code count} (per-key count and sum of every record) or {@code windows}
      *     (per-key counts in event-time windows, {@link WindowWorkload})
+     * @param runner {@code weir} (the job on Weir's runtime in the killed child JVM) or {@code
+     *     flink} (the job on a standalone Flink cluster of child JVMs, {@link FlinkVerify}, whose
+     *     TaskManagers are the ones killed)
      */
     public record Options(
             String source,
@@ -130,9 +134,11 @@ public final class Verifier {
             String jdbcUrl,
             List<String> seededBugs,
             String kafkaBootstrap,
-            String workload) {
+            String workload,
+            String runner) {
         /** Validates the names and the key count, naming what to change. */
         public Options {
+            FlinkVerify.check(runner, source, sink, workload, seededBugs);
             VerifyInput.check(source, keys);
             if (!workload.equals("count") && !workload.equals("windows")) {
                 throw new IllegalArgumentException(
@@ -158,6 +164,36 @@ public final class Verifier {
                                     + seededBugNames(source, sink));
                 }
             }
+        }
+
+        /** Options of a job on Weir's runtime. */
+        public Options(
+                String source,
+                String sink,
+                int kills,
+                long seed,
+                long records,
+                int keys,
+                long rate,
+                Path work,
+                String jdbcUrl,
+                List<String> seededBugs,
+                String kafkaBootstrap,
+                String workload) {
+            this(
+                    source,
+                    sink,
+                    kills,
+                    seed,
+                    records,
+                    keys,
+                    rate,
+                    work,
+                    jdbcUrl,
+                    seededBugs,
+                    kafkaBootstrap,
+                    workload,
+                    "weir");
         }
 
         /** Options of the count workload. */
@@ -206,6 +242,11 @@ public final class Verifier {
         /** True if the source or the sink is Kafka. */
         boolean kafka() {
             return source.equals("kafka") || sink.equals("kafka");
+        }
+
+        /** True if the job runs on a Flink cluster. */
+        boolean flink() {
+            return runner.equals("flink");
         }
     }
 
@@ -276,6 +317,8 @@ public final class Verifier {
     private String kafkaBootstrap;
     private String kafkaTopic;
     private int kafkaTopics;
+    private FlinkVerify flink;
+    private int flinkRoundsWithoutKill;
 
     public Verifier(Options options, PrintStream out) {
         this.options = options;
@@ -302,8 +345,14 @@ public final class Verifier {
             out.println("kafka broker: " + kafkaBootstrap + " (pid " + broker.pid() + ")");
         }
         try {
+            if (options.flink()) {
+                flink = FlinkVerify.start(options.work().resolve("flink-cluster"), random, out);
+            }
             return runWithCluster(input);
         } finally {
+            if (flink != null) {
+                flink.close();
+            }
             if (broker != null) {
                 broker.close();
             }
@@ -342,6 +391,11 @@ public final class Verifier {
      */
     private List<String> plan() {
         List<String> plan = new ArrayList<>();
+        if (options.flink()) {
+            // Fault points and split states are hooks of Weir's runtime: on Flink, TaskManagers
+            // are killed at random times.
+            return java.util.Collections.nCopies(Math.max(options.kills(), 0), "random");
+        }
         for (String point : FAULT_POINTS) {
             plan.add(
                     point + ":" + (1 + random.nextInt(3)) + (random.nextInt(3) == 0 ? "+cut" : ""));
@@ -411,9 +465,9 @@ public final class Verifier {
         Report report =
                 new Report(
                         options.source(),
-                        options.workload().equals("windows")
-                                ? options.sink() + " workload=windows"
-                                : options.sink(),
+                        options.sink()
+                                + (options.workload().equals("windows") ? " workload=windows" : "")
+                                + (options.flink() ? " runner=flink" : ""),
                         tally.kills,
                         fired.size(),
                         tally.cuts,
@@ -425,18 +479,28 @@ public final class Verifier {
                         percentile(recoveries, 99),
                         options.seed(),
                         tally.brokerRestarts);
-        out.printf(
-                Locale.ROOT,
-                "fault points fired: %s%nwrong aggregates=%d, seen during the run and then gone=%d%n"
-                        + "kills by split state: running=%d ended=%d restored=%d; finished jobs"
-                        + " started again: %d%n",
-                fired,
-                findings.wrong(),
-                findings.vanished(),
-                tally.states.running(),
-                tally.states.ended(),
-                tally.states.restored(),
-                tally.states.reruns());
+        if (options.flink()) {
+            out.printf(
+                    Locale.ROOT,
+                    "TaskManagers killed: %d; wrong aggregates=%d, seen during the run and then"
+                            + " gone=%d%n",
+                    tally.kills,
+                    findings.wrong(),
+                    findings.vanished());
+        } else {
+            out.printf(
+                    Locale.ROOT,
+                    "fault points fired: %s%nwrong aggregates=%d, seen during the run and then"
+                            + " gone=%d%nkills by split state: running=%d ended=%d restored=%d;"
+                            + " finished jobs started again: %d%n",
+                    fired,
+                    findings.wrong(),
+                    findings.vanished(),
+                    tally.states.running(),
+                    tally.states.ended(),
+                    tally.states.restored(),
+                    tally.states.reruns());
+        }
         out.println(report.line());
         return report;
     }
@@ -499,6 +563,9 @@ public final class Verifier {
         deleteRecursively(work);
         Files.createDirectories(work);
         prepareSink(work);
+        if (options.flink()) {
+            return flinkRound(work, plan.size(), tally);
+        }
         Set<String> seen = ConcurrentHashMap.newKeySet();
         java.util.concurrent.atomic.AtomicBoolean reading =
                 new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -588,6 +655,90 @@ public final class Verifier {
                                 options.seed(),
                                 pending(work),
                                 seen);
+        if (failure != null) {
+            verdict = verdict.withFailure(failure);
+        }
+        return new RoundResult(used, verdict);
+    }
+
+    /**
+     * One round on the Flink cluster: one client child submits the job and waits for it; meanwhile
+     * a TaskManager that runs tasks is SIGKILLed (and started again) at a random time after the job
+     * runs, up to {@code planned} times, each once the job runs again after the previous kill. The
+     * third round in a row that ends before its first planned kill spends it, so rounds make
+     * progress. No re-run of the finished job: Flink deletes a finished job's checkpoints, so a new
+     * run would start from the beginning.
+     */
+    private RoundResult flinkRound(Path work, int planned, Tally tally) throws Exception {
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        java.util.concurrent.atomic.AtomicBoolean reading =
+                new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread reader = startReader(work, seen, reading);
+        int used = 0;
+        String failure = null;
+        Process child = startChild(work, null, null);
+        ChildWatch watch = new ChildWatch(child, new SplitStates(), null, splitCount, out);
+        try {
+            long killedAt = 0;
+            while (used < planned) {
+                if (!flink.awaitRunning(child, Duration.ofMinutes(5))) {
+                    break; // the client exited: the job ended (or failed)
+                }
+                if (killedAt > 0) {
+                    tally.recoveries.add(System.currentTimeMillis() - killedAt);
+                    killedAt = 0;
+                }
+                if (child.waitFor(randomKillDelayMs(), TimeUnit.MILLISECONDS)) {
+                    break;
+                }
+                long at = flink.killTaskManager(child);
+                if (at == 0) {
+                    break; // the job ended while the kill was due
+                }
+                killedAt = at;
+                used++;
+                tally.kills++;
+            }
+            if (killedAt > 0 && flink.awaitRunning(child, Duration.ofMinutes(5))) {
+                tally.recoveries.add(System.currentTimeMillis() - killedAt);
+            }
+            if (!child.waitFor(10, TimeUnit.MINUTES)) {
+                child.destroyForcibly();
+                throw new IllegalStateException("the verify job hung for 10 minutes");
+            }
+            watch.join();
+            if (child.exitValue() != 0) {
+                failure =
+                        "the Flink job failed (client exit "
+                                + child.exitValue()
+                                + ") after "
+                                + used
+                                + " kills; its output is above";
+            }
+            flinkRoundsWithoutKill = used == 0 ? flinkRoundsWithoutKill + 1 : 0;
+            if (flinkRoundsWithoutKill == 3 && planned > 0) {
+                // Three jobs in a row ended before their kill: spend it, so rounds make progress.
+                used = 1;
+                flinkRoundsWithoutKill = 0;
+            }
+        } finally {
+            if (child.isAlive()) {
+                child.destroyForcibly();
+                child.waitFor();
+            }
+            reading.set(false);
+            reader.join(10_000);
+            reader.interrupt();
+            reader.join();
+        }
+        Verdict verdict =
+                Checker.check(
+                        committed(work),
+                        options.records(),
+                        options.keys(),
+                        options.seed(),
+                        pending(work),
+                        seen);
         if (failure != null) {
             verdict = verdict.withFailure(failure);
         }
@@ -803,6 +954,9 @@ public final class Verifier {
             command.add("kafka-out=" + kafkaTopic);
         }
         command.add("workload=" + options.workload());
+        if (flink != null) {
+            command.add("flink=localhost:" + flink.restPort());
+        }
         return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
 

@@ -10,6 +10,7 @@ import dev.weir.api.codec.Codecs;
 import dev.weir.api.sink.FileSink;
 import dev.weir.api.sink.LogSink;
 import dev.weir.api.sink.Sink;
+import dev.weir.flink.FlinkRunner;
 import dev.weir.jdbc.PostgresConnectionConfig;
 import dev.weir.jdbc.PostgresTwoPhaseCommitSink;
 import dev.weir.jdbc.TableMapping;
@@ -32,8 +33,10 @@ import java.util.Random;
  * <p>Arguments: source ({@code sequence|log|files|kafka}), sink ({@code file|log|postgres|kafka}),
  * work directory, input directory, N, keys, seed, records per second, then {@code jdbc=<url>} for
  * postgres, {@code kafka=<bootstrap servers>} for a Kafka source or sink, {@code kafka-out=<topic>}
- * for the Kafka sink and {@code workload=windows} for the windowed workload ({@link
- * WindowWorkload}) instead of the per-key count and sum.
+ * for the Kafka sink, {@code workload=windows} for the windowed workload ({@link WindowWorkload})
+ * instead of the per-key count and sum, and {@code flink=<host>:<rest port>} to submit the job to
+ * that Flink session cluster ({@code FlinkRunner.remote}) and wait for it, instead of running it on
+ * Weir's runtime in this JVM.
  *
  * <p>Prints for the harness: {@code RESTORED <id> <millis>} when it restores a checkpoint, {@code
  * CHECKPOINT <id>} when one completes, {@code ENDED <split> <records>} when a split ends, {@code
@@ -177,6 +180,7 @@ public final class VerifyJob {
             targets.put(args[i].substring(0, eq), args[i].substring(eq + 1));
         }
         boolean kafka = source.equals("kafka") || kind.equals("kafka");
+        String flink = targets.get("flink");
         int[] order = keyOrder(seed, keys);
         Pipeline pipeline =
                 Pipeline.create("weir-verify")
@@ -184,11 +188,16 @@ public final class VerifyJob {
                         .checkpointing(
                                 CheckpointConfig.exactlyOnce(
                                         Duration.ofMillis(50), work.resolve("chk")))
-                        // A broker restart takes 10-15 s: with Kafka, wait it out.
+                        // A broker restart takes 10-15 s: with Kafka, wait it out. On Flink every
+                        // TaskManager kill fails the job once or more (a restart may still find
+                        // the killed TaskManager's slots until its heartbeat times out).
                         .restartStrategy(
                                 kafka
                                         ? RestartStrategy.fixedDelay(30, Duration.ofSeconds(1))
-                                        : RestartStrategy.fixedDelay(3, Duration.ZERO))
+                                        : flink != null
+                                                ? RestartStrategy.fixedDelay(
+                                                        1_000, Duration.ofMillis(500))
+                                                : RestartStrategy.fixedDelay(3, Duration.ZERO))
                         .listener(
                                 new JobListener() {
                                     @Override
@@ -232,8 +241,19 @@ public final class VerifyJob {
                             out.collect(new Update(key, in.seq(), next.count(), next.sum()));
                         })
                 .map(Update::line)
-                .sink("out", sink(kind, work, targets));
-        pipeline.run();
+                .sink("out", sink(kind, work, targets))
+                // A durable log has one writer process (an OS lock): on a cluster of several
+                // TaskManagers the log sink runs as one subtask.
+                .parallelism(flink != null && kind.equals("log") ? 1 : 2);
+        if (flink != null) {
+            int colon = flink.lastIndexOf(':');
+            pipeline.run(
+                    FlinkRunner.remote(
+                            flink.substring(0, colon),
+                            Integer.parseInt(flink.substring(colon + 1))));
+        } else {
+            pipeline.run();
+        }
         System.out.println("DONE");
     }
 }

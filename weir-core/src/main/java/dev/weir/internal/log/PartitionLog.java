@@ -264,6 +264,23 @@ public final class PartitionLog {
     }
 
     /**
+     * False once one of the partition's open files was closed under its users: a thread interrupted
+     * inside a read or write of a {@link FileChannel} closes that channel for every thread (Flink,
+     * for one, interrupts a task's thread when it cancels the task).
+     */
+    public synchronized boolean filesOpen() {
+        if (recoveryFile != null && !recoveryFile.isOpen()) {
+            return false;
+        }
+        for (Segment segment : segments.values()) {
+            if (!segment.channel.isOpen()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * For a read-only view: follows the writer's recovery point if it moved (new records, new
      * segments); returns the end offset. A writable partition is its own truth: returns at once.
      */

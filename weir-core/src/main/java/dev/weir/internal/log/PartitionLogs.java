@@ -132,6 +132,12 @@ public final class PartitionLogs {
         }
         Path key = root.resolve(topic).resolve(Integer.toString(partition));
         PartitionLog log = VIEWS.get(key);
+        if (log != null && !log.filesOpen()) {
+            // An interrupted reader closed the shared view's files: its users fail and close it;
+            // new readers get a fresh view instead of failing with it.
+            VIEWS.remove(key);
+            log = null;
+        }
         if (log == null) {
             try {
                 log = PartitionLog.openView(topic, partition, key, options);

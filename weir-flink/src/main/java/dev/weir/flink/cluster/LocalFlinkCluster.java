@@ -15,10 +15,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A standalone Flink 2.3 session cluster from the test's class path: one JobManager and {@code n}
- * TaskManagers with 2 slots each, as child JVMs (the recipe in COMPONENTS.md: every TaskManager
- * memory value set, since Flink's launch scripts are not there to compute them). TaskManagers can
- * be SIGKILLed and started again. Their output goes to files beside the configuration.
+ * A standalone Flink 2.3 session cluster from this JVM's class path (tests, {@code weir verify
+ * --runner flink}): one JobManager and {@code n} TaskManagers with 2 slots each, as child JVMs (the
+ * recipe in COMPONENTS.md: every TaskManager memory value set, since Flink's launch scripts are not
+ * there to compute them). TaskManagers can be SIGKILLed and started again. Their output goes to
+ * files beside the configuration.
  */
 public final class LocalFlinkCluster implements AutoCloseable {
     private final Path dir;
@@ -93,23 +94,54 @@ public final class LocalFlinkCluster implements AutoCloseable {
      * waits until its process is gone; returns its index.
      */
     public int killBusyTaskManager() throws Exception {
+        int killed = killBusyTaskManager(null);
+        if (killed < 0) {
+            throw new IllegalStateException("no TaskManager runs tasks: " + rest("/taskmanagers"));
+        }
+        return killed;
+    }
+
+    /**
+     * SIGKILLs a TaskManager that runs tasks, picked by {@code random} among those that do (the
+     * first if null), and waits until its process is gone; returns its index, or -1 if none runs
+     * tasks (the job ended, or is between attempts).
+     */
+    public int killBusyTaskManager(java.util.Random random) throws Exception {
+        List<Integer> busy = new ArrayList<>();
         for (int i = 0; i < taskManagers.size(); i++) {
-            String info = rest("/taskmanagers/" + taskManagerIds.get(i));
+            if (!taskManagers.get(i).isAlive()) {
+                continue;
+            }
+            String info;
+            try {
+                info = rest("/taskmanagers/" + taskManagerIds.get(i));
+            } catch (IOException notRegisteredYet) {
+                continue;
+            }
             Matcher slots = Pattern.compile("\"slotsNumber\":(\\d+)").matcher(info);
             Matcher free = Pattern.compile("\"freeSlots\":(\\d+)").matcher(info);
             if (slots.find() && free.find() && !free.group(1).equals(slots.group(1))) {
-                Process process = taskManagers.get(i);
-                process.destroyForcibly();
-                process.waitFor();
-                return i;
+                busy.add(i);
             }
         }
-        throw new IllegalStateException("no TaskManager runs tasks: " + rest("/taskmanagers"));
+        if (busy.isEmpty()) {
+            return -1;
+        }
+        int index = busy.get(random == null ? 0 : random.nextInt(busy.size()));
+        Process process = taskManagers.get(index);
+        process.destroyForcibly();
+        process.waitFor();
+        return index;
     }
 
     /** Starts TaskManager {@code index} again, with a new resource id. */
     public void restartTaskManager(int index) throws IOException {
         launchTaskManager(index);
+    }
+
+    /** The process id of TaskManager {@code index}. */
+    public long taskManagerPid(int index) {
+        return taskManagers.get(index).pid();
     }
 
     /** GETs {@code path} from the REST endpoint; returns the body. */
