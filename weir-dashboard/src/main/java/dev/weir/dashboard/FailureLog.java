@@ -21,7 +21,8 @@ public final class FailureLog implements JobListener {
     /**
      * One failure of the job.
      *
-     * @param attempt the attempt that failed, from 0
+     * @param attempt as {@link JobListener#onFailure} tells it: the restarts so far, this one
+     *     included when it restarts
      * @param epochMillis when the job heard of it
      * @param willRestart whether the restart strategy restarts the job
      * @param cause the cause, {@code class: message}

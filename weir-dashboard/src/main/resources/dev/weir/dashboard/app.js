@@ -298,8 +298,8 @@
     }
     for (const f of r.events.slice().reverse()) {
       const li = el('li', { class: 'restart' });
-      li.appendChild(el('span', {}, new Date(f.epochMillis).toLocaleTimeString() + ' attempt ' + f.attempt + ' failed'
-        + (f.willRestart ? ', restarted: ' : ', job failed: ')));
+      li.appendChild(el('span', {}, new Date(f.epochMillis).toLocaleTimeString()
+        + (f.willRestart ? ' failed, restart ' + f.attempt + ': ' : ' failed, no restart left (the job failed): ')));
       li.appendChild(el('span', { class: 'cause' }, f.cause));
       for (const c of f.causedBy) li.appendChild(el('div', { class: 'caused-by' }, 'caused by ' + c));
       list.appendChild(li);
