@@ -209,7 +209,10 @@
       sums.set(t.chain, s);
     }
     for (const [chain, s] of sums) {
-      const pct = (x) => Math.min(100, Math.max(0, Math.round((100 * x) / (wall * s.n))));
+      const pct = (x) => {
+        const p = Math.min(100, Math.max(0, (100 * x) / (wall * s.n)));
+        return p < 10 ? p.toFixed(1) : String(Math.round(p));
+      };
       out.set(chain, { busy: pct(s.busy), bp: pct(s.bp) });
     }
     return out;

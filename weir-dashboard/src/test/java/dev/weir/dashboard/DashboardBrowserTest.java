@@ -57,7 +57,9 @@ class DashboardBrowserTest {
         assertThat(dom)
                 .contains(
                         "java.lang.IllegalStateException: injected failure at record "
-                                + RunningJob.FAILING_RECORD);
+                                + RunningJob.FAILING_RECORD
+                                + " &lt;img src=x data-injected=1&gt;");
+        assertThat(dom).as("the cause is text, not markup").doesNotContain("data-injected=\"1\"");
         assertThat(dom).contains("at-least-once end to end");
         assertThat(dom).contains("weakest link: sink 'out' (");
         assertThat(dom).contains("<polyline points=");

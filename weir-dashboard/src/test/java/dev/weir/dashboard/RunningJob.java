@@ -25,6 +25,9 @@ final class RunningJob implements AutoCloseable {
 
     static final long FAILING_RECORD = 3_000;
 
+    /** Part of the failure's message: the page must show it as text. */
+    static final String MARKUP = "<img src=x data-injected=1>";
+
     final Pipeline pipeline;
     final JobHandle job;
     final WeirDashboard dashboard;
@@ -67,7 +70,8 @@ final class RunningJob implements AutoCloseable {
 
     private static long scale(long n) {
         if (n == FAILING_RECORD && FAILED.compareAndSet(false, true)) {
-            throw new IllegalStateException("injected failure at record " + FAILING_RECORD);
+            throw new IllegalStateException(
+                    "injected failure at record " + FAILING_RECORD + " " + MARKUP);
         }
         return n * 3;
     }
