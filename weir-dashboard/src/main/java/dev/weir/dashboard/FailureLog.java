@@ -26,19 +26,14 @@ public final class FailureLog implements JobListener {
      * @param epochMillis when the job heard of it
      * @param willRestart whether the restart strategy restarts the job
      * @param cause the cause, {@code class: message}
-     * @param causedBy the causes of the cause, outermost first (at most eight)
+     * @param causedBy the causes of the cause, outermost first (at most eight; unmodifiable)
      */
     public record Failure(
             int attempt,
             long epochMillis,
             boolean willRestart,
             String cause,
-            List<String> causedBy) {
-        /** Copies the list. */
-        public Failure {
-            causedBy = List.copyOf(causedBy);
-        }
-    }
+            List<String> causedBy) {}
 
     private final JobListener next;
     private final Deque<Failure> failures = new ArrayDeque<>();
@@ -67,7 +62,7 @@ public final class FailureLog implements JobListener {
                         System.currentTimeMillis(),
                         willRestart,
                         describe(cause),
-                        causedBy);
+                        List.copyOf(causedBy));
         synchronized (this) {
             failures.addLast(failure);
             total++;
