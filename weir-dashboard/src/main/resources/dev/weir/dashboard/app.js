@@ -137,7 +137,7 @@
     clear(graph);
     const { depth, columns } = layout(state.steps);
     const width = graph.clientWidth || 1200;
-    const nodeW = 178, nodeH = 52;
+    const nodeW = 200, nodeH = 52;
     const colW = Math.max(nodeW + 50, (width - 20) / Math.max(1, columns.length));
     const rows = Math.max(1, ...columns.map((c) => c.length));
     const height = Math.max(120, rows * (nodeH + 28) + 20);

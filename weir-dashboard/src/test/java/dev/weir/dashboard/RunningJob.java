@@ -6,6 +6,7 @@ import dev.weir.api.Pipeline;
 import dev.weir.api.RestartStrategy;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.api.codec.Codecs;
 import dev.weir.api.sink.Sinks;
 import dev.weir.api.source.Sources;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A job that keeps running until cancelled, with a dashboard: numbers (2 splits, 20,000/s) → scaled
@@ -25,8 +27,14 @@ final class RunningJob implements AutoCloseable {
 
     static final long FAILING_RECORD = 3_000;
 
+    /**
+     * What "sum" takes per record: at most 5,000 records/s per subtask, 10,000/s in all, against
+     * 40,000/s offered, so the channels into it stay full.
+     */
+    static final long SLOW_NANOS = 200_000;
+
     /** Part of the failure's message: the page must show it as text. */
-    static final String MARKUP = "<img src=x data-injected=1>";
+    static final String MARKUP = "(<b>markup shown as text</b>)";
 
     final Pipeline pipeline;
     final JobHandle job;
@@ -39,6 +47,9 @@ final class RunningJob implements AutoCloseable {
         pipeline =
                 Pipeline.create("dashboard-demo")
                         .parallelism(2)
+                        // Small channels: a barrier waits behind at most 512 records of each.
+                        .batchSize(128)
+                        .channelCapacityBatches(4)
                         .checkpointing(
                                 CheckpointConfig.exactlyOnce(Duration.ofMillis(200), checkpoints))
                         .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ofMillis(20)))
@@ -57,11 +68,20 @@ final class RunningJob implements AutoCloseable {
                                         restarted.set(true);
                                     }
                                 });
-        pipeline.source("numbers", Sources.sequence(1, Long.MAX_VALUE / 4, 2, 20_000))
+        pipeline.source("numbers", Sources.sequence(1, Long.MAX_VALUE / 4, 2, 40_000))
                 .map(RunningJob::scale)
                 .name("scaled")
                 .keyBy(n -> n % 16)
-                .reduce("sum", Long::sum)
+                .<Long, Long>process(
+                        "sum",
+                        Codecs.LONG,
+                        (key, n, sum, out) -> {
+                            LockSupport.parkNanos(SLOW_NANOS); // a slow step: backpressure
+                            long next = (sum.value() == null ? 0 : sum.value()) + n;
+                            sum.update(next);
+                            out.collect(next);
+                        })
+                .blocking()
                 .sink("out", Sinks.counting());
         WeirDashboard.recordFailures(pipeline);
         job = pipeline.start();
