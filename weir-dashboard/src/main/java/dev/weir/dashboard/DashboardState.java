@@ -83,6 +83,9 @@ final class DashboardState {
         root.put("done", job.isDone());
         root.put("epochMillis", System.currentTimeMillis());
         root.put("nanos", System.nanoTime());
+        // A runner that keeps no figures of its own (JobMetrics.of) has no steps, tasks or
+        // channels.
+        root.put("figures", !metrics.steps().isEmpty() || !metrics.tasks().isEmpty());
         steps(root.putArray("steps"), metrics);
         edges(root.putArray("edges"), metrics);
         tasks(root.putArray("tasks"), metrics);

@@ -158,20 +158,20 @@
       const mid = (x1 + x2) / 2;
       const path = svg('path', {
         d: 'M' + x1 + ',' + y1 + ' C' + mid + ',' + y1 + ' ' + mid + ',' + y2 + ' ' + x2 + ',' + y2,
-        class: 'edge ' + (e.channel ? 'channel' : 'chained'),
+        class: 'edge ' + (e.channel ? 'channel' : state.figures ? 'chained' : 'unknown'),
         'data-from': e.from, 'data-to': e.to,
       });
       if (e.channel) {
         path.setAttribute('stroke', fillColour(e.fill));
         path.setAttribute('data-fill', e.fill.toFixed(3));
       }
-      const title = svg('title', {}, e.channel
+      const title = svg('title', {}, !state.figures ? 'this runner keeps no channel figures' : e.channel
         ? 'channels ' + e.channels + ', fill ' + Math.round(e.fill * 100) + '% (' + e.queuedItems + '/' + e.capacityItems + ' batches)'
         : 'chained: a method call, no channel');
       path.appendChild(title);
       edges.appendChild(path);
       const label = svg('text', { x: mid, y: Math.min(y1, y2) + Math.abs(y2 - y1) / 2 - 6, 'text-anchor': 'middle', class: 'edge-label' },
-        e.channel ? 'fill ' + Math.round(e.fill * 100) + '%' : 'chained');
+        e.channel ? 'fill ' + Math.round(e.fill * 100) + '%' : state.figures ? 'chained' : '');
       edges.appendChild(label);
     }
     graph.appendChild(edges);

@@ -110,6 +110,7 @@ class DashboardSecurityTest {
         JsonNode json = new ObjectMapper().readTree(body(state));
         assertThat(json.get("job").asText()).isEqualTo("guarded");
         assertThat(json.get("done").asBoolean()).isTrue();
+        assertThat(json.get("figures").asBoolean()).isTrue();
         assertThat(json.get("steps"))
                 .extracting(s -> s.get("name").asText())
                 .containsExactly("numbers", "sum", "out");
