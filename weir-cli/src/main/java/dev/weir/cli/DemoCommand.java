@@ -16,6 +16,7 @@ import dev.weir.api.source.ReadStatus;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.SourceContext;
 import dev.weir.api.source.SourceReader;
+import dev.weir.dashboard.WeirDashboard;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -25,7 +26,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -54,12 +58,36 @@ public final class DemoCommand implements Callable<Integer> {
                             + " local Apache Flink cluster).")
     String runner = "local";
 
+    @Option(
+            names = "--dashboard",
+            description =
+                    "Serve a live dashboard of the even/odd job on 127.0.0.1, print its address,"
+                            + " and keep it up for --dashboard-seconds after the job ends.")
+    boolean dashboard;
+
+    @Option(
+            names = "--dashboard-port",
+            paramLabel = "PORT",
+            description = "Port of the dashboard (default: 0, any free port).")
+    int dashboardPort;
+
+    @Option(
+            names = "--dashboard-seconds",
+            paramLabel = "SECONDS",
+            description = "How long the dashboard stays up after the job ends (default: 60).")
+    int dashboardSeconds = 60;
+
     /** One update of a parity's running sum. */
     public record ParitySum(String parity, long sum) {}
 
     @Override
     public Integer call() throws Exception {
         Path dir = directory != null ? directory : Files.createTempDirectory("weir-demo-");
+        if (dashboard && !runner.equals("local")) {
+            throw new picocli.CommandLine.ParameterException(
+                    new picocli.CommandLine(this),
+                    "--dashboard shows Weir's own runtime; use it with --runner local");
+        }
         if (runner.equals("flink")) {
             quietFlinkLogs();
             System.out.println("== consistent checkpoints on Apache Flink: the even/odd sums ==");
@@ -73,12 +101,50 @@ public final class DemoCommand implements Callable<Integer> {
                     new picocli.CommandLine(this),
                     "unknown --runner '" + runner + "'; use local or flink");
         }
+        checkDashboardOptions();
         System.out.println("== weakest link: the same job with a crash, three ways ==");
         WeakestLinkStory.run(dir.resolve("weakest-link"), System.out);
         System.out.println("== consistent checkpoints: the lecture's even/odd sums ==");
-        Map<String, Long> result = runLectureStory(dir.resolve("lecture"), System.out);
-        System.out.println("RESULT even=" + result.get("even") + " odd=" + result.get("odd"));
+        AtomicReference<WeirDashboard> served = new AtomicReference<>();
+        Map<String, Long> result;
+        try {
+            result =
+                    runLectureStory(
+                            dir.resolve("lecture"),
+                            System.out,
+                            dashboard ? dashboardPort : -1,
+                            served);
+            System.out.println("RESULT even=" + result.get("even") + " odd=" + result.get("odd"));
+            if (served.get() != null) {
+                System.out.println(
+                        "dashboard: the finished job stays observable at "
+                                + served.get().uri()
+                                + " for "
+                                + dashboardSeconds
+                                + " s (Ctrl-C to stop)");
+                System.out.flush();
+                // Waits on a latch nobody counts down: a plain timed wait, interruptible.
+                new CountDownLatch(1).await(dashboardSeconds, TimeUnit.SECONDS);
+            }
+        } finally {
+            if (served.get() != null) {
+                served.get().close();
+            }
+        }
         return 0;
+    }
+
+    private void checkDashboardOptions() {
+        if (dashboardPort < 0 || dashboardPort > 65_535) {
+            throw new picocli.CommandLine.ParameterException(
+                    new picocli.CommandLine(this),
+                    "--dashboard-port must be 0 (any free port) to 65535, got " + dashboardPort);
+        }
+        if (dashboardSeconds < 0) {
+            throw new picocli.CommandLine.ParameterException(
+                    new picocli.CommandLine(this),
+                    "--dashboard-seconds must be 0 or more, got " + dashboardSeconds);
+        }
     }
 
     /** Flink logs its restarts at INFO and WARN; the story prints its own lines. */
@@ -89,6 +155,17 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** Runs the story with checkpoints in {@code dir}; returns the final sum per parity. */
     static Map<String, Long> runLectureStory(Path dir, PrintStream out) throws Exception {
+        return runLectureStory(dir, out, -1, new AtomicReference<>());
+    }
+
+    /**
+     * Runs the story; with {@code dashboardPort} 0 or more it also serves the job's dashboard on
+     * that port (0: any free one), sets {@code dashboard} to it (the caller closes it) and prints
+     * its address.
+     */
+    static Map<String, Long> runLectureStory(
+            Path dir, PrintStream out, int dashboardPort, AtomicReference<WeirDashboard> dashboard)
+            throws Exception {
         AtomicBoolean released = new AtomicBoolean();
         AtomicBoolean paused = new AtomicBoolean();
         AtomicBoolean crashed = new AtomicBoolean();
@@ -152,7 +229,14 @@ public final class DemoCommand implements Callable<Integer> {
                 "job: numbers 1..10 -> keyBy(parity) -> running sum in keyed state;"
                         + " exactly-once checkpoints in "
                         + dir);
+        if (dashboardPort >= 0) {
+            WeirDashboard.recordFailures(pipeline);
+        }
         JobHandle job = pipeline.start();
+        if (dashboardPort >= 0) {
+            dashboard.set(WeirDashboard.start(job, pipeline, dashboardPort));
+            out.println("dashboard: " + dashboard.get().uri());
+        }
         while (!paused.get()) {
             Thread.onSpinWait();
         }

@@ -76,4 +76,51 @@ class DemoCommandTest {
                                         && line.contains("injected failure while processing 7")
                                         && line.contains("restart 1"));
     }
+
+    @Test
+    void withADashboardTheFinishedJobStaysObservableWithItsCheckpointAndRestartCause()
+            throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        java.util.concurrent.atomic.AtomicReference<dev.weir.dashboard.WeirDashboard> served =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Map<String, Long> result;
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            result = DemoCommand.runLectureStory(dir, out, 0, served);
+        }
+        try (dev.weir.dashboard.WeirDashboard dashboard = served.get()) {
+            assertThat(result).containsExactlyInAnyOrderEntriesOf(Map.of("even", 30L, "odd", 25L));
+            assertThat(bytes.toString(StandardCharsets.UTF_8))
+                    .contains("dashboard: http://127.0.0.1:" + dashboard.port() + "/");
+
+            java.net.http.HttpResponse<String> response =
+                    java.net.http.HttpClient.newHttpClient()
+                            .send(
+                                    java.net.http.HttpRequest.newBuilder(
+                                                    dashboard.uri().resolve("api/state"))
+                                            .build(),
+                                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(200);
+            com.fasterxml.jackson.databind.JsonNode state =
+                    new com.fasterxml.jackson.databind.ObjectMapper().readTree(response.body());
+            assertThat(state.get("job").asText()).isEqualTo("even-odd");
+            assertThat(state.get("done").asBoolean()).isTrue();
+            assertThat(state.get("steps"))
+                    .extracting(s -> s.get("name").asText())
+                    .containsExactly("numbers", "sum", "sums");
+            assertThat(state.at("/checkpoints/0/id").asLong()).isEqualTo(1);
+            assertThat(state.at("/restarts/count").asInt()).isEqualTo(1);
+            assertThat(state.at("/restarts/events/0/cause").asText())
+                    .isEqualTo(
+                            "java.lang.IllegalStateException: injected failure while processing 7");
+        }
+    }
+
+    @Test
+    void dashboardOptionsAreValidated() {
+        picocli.CommandLine cli = new picocli.CommandLine(new DemoCommand());
+        cli.setErr(new java.io.PrintWriter(new java.io.StringWriter()));
+        assertThat(cli.execute("--dashboard", "--dashboard-seconds", "-1")).isEqualTo(2);
+        assertThat(cli.execute("--dashboard", "--dashboard-port", "70000")).isEqualTo(2);
+        assertThat(cli.execute("--dashboard", "--runner", "flink")).isEqualTo(2);
+    }
 }
