@@ -70,6 +70,9 @@ public final class PipelineTestDriver implements AutoCloseable {
     private JobHandle job;
     private Duration timeout = Duration.ofSeconds(60);
 
+    /** True if processing time moved since the last checkpoint: the next one is taken twice. */
+    private boolean processingTimeMoved;
+
     /**
      * Checkpoints taken in a row that may be aborted by failures before {@link #checkpoint} gives
      * up.
@@ -203,6 +206,19 @@ public final class PipelineTestDriver implements AutoCloseable {
      */
     public long checkpoint() {
         requireStarted("checkpoint");
+        long id = checkpointOnce();
+        if (processingTimeMoved) {
+            // A task may have looked at the clock for due timers just before it was moved and
+            // then met this checkpoint's barrier in the same step; by the next barrier it has
+            // looked again (the runtime fires due timers first thing in every task step), so the
+            // timers that were due fired before that barrier.
+            processingTimeMoved = false;
+            id = checkpointOnce();
+        }
+        return id;
+    }
+
+    private long checkpointOnce() {
         for (int attempt = 0; attempt < CHECKPOINT_ATTEMPTS; attempt++) {
             awaitJob(this::inputsCaughtUp, "the inputs to read everything fed");
             long readersBefore = readersOpened();
@@ -235,10 +251,12 @@ public final class PipelineTestDriver implements AutoCloseable {
 
     /**
      * Moves processing time on by {@code duration}: processing-time timers and windows due by then
-     * fire, on the job's threads, before the steps that own them take their next checkpoint. As
-     * with {@code TopologyTestDriver}, records fed before this call are processed at the earlier
-     * time: this first takes a {@link #checkpoint()} (so the output they caused is committed). What
-     * the timers emit is committed by the next {@link #checkpoint()}. Called by the test's thread.
+     * fire on the job's threads, and by the time the next {@link #checkpoint()} returns their
+     * output is committed (that call takes two checkpoints: a task looks at the clock at the start
+     * of each step, so one that met the first barrier in a step begun before the clock moved has
+     * fired its due timers by the second). As with {@code TopologyTestDriver}, records fed before
+     * this call are processed at the earlier time: this first takes a {@link #checkpoint()} (so the
+     * output they caused is committed). Called by the test's thread.
      */
     public void advanceProcessingTime(Duration duration) {
         if (duration.isNegative()) {
@@ -246,6 +264,7 @@ public final class PipelineTestDriver implements AutoCloseable {
         }
         checkpoint();
         processingTimeMillis.addAndGet(duration.toMillis());
+        processingTimeMoved = true;
     }
 
     /** The processing time now, in milliseconds since the epoch (starts at 0). Any thread. */

@@ -1,6 +1,7 @@
 package dev.weir.api.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.api.DataStream;
 import dev.weir.api.codec.Codecs;
@@ -193,6 +194,36 @@ class PipelineTestDriverTest {
             lines.feed(61_000, "a");
             driver.checkpoint();
             assertThat(out.committed()).containsExactlyInAnyOrder("a=2", "b=1");
+        }
+    }
+
+    @Test
+    void aJobThatMayNotRestartFailsTheTestWithTheRootCause() {
+        try (PipelineTestDriver driver = PipelineTestDriver.create("no-restart", checkpoints)) {
+            driver.pipeline().restartStrategy(dev.weir.api.RestartStrategy.none());
+            TestInput<String> lines = driver.input("lines");
+            wordCount(driver, lines);
+            driver.start();
+            lines.feed("a");
+
+            assertThatThrownBy(driver::injectFailure)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("the job failed")
+                    .hasMessageContaining("failure injected by PipelineTestDriver.injectFailure()");
+            assertThatThrownBy(driver::checkpoint).hasMessageContaining("the job failed");
+        }
+    }
+
+    @Test
+    void theDriverIsBuiltBeforeItStarts() {
+        try (PipelineTestDriver driver = PipelineTestDriver.create("order", checkpoints)) {
+            assertThatThrownBy(driver::checkpoint).hasMessageContaining("call start() first");
+            assertThatThrownBy(driver::start).hasMessageContaining("driver.input(name)");
+            TestInput<String> lines = driver.input("lines");
+            driver.output("out", lines.stream());
+            driver.start();
+            assertThatThrownBy(() -> driver.input("more"))
+                    .hasMessageContaining("must come before start()");
         }
     }
 }
