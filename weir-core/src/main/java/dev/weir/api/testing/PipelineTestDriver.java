@@ -83,7 +83,18 @@ public final class PipelineTestDriver implements AutoCloseable {
     private static final long RECHECK_MILLIS = 10;
 
     private PipelineTestDriver(String name, Path checkpointDirectory) {
-        InstantSource clock = () -> Instant.ofEpochMilli(processingTimeMillis.get());
+        InstantSource clock =
+                new InstantSource() {
+                    @Override
+                    public Instant instant() {
+                        return Instant.ofEpochMilli(millis());
+                    }
+
+                    @Override
+                    public long millis() {
+                        return processingTimeMillis.get(); // what tasks read, without an Instant
+                    }
+                };
         this.pipeline =
                 Pipeline.create(name)
                         .checkpointing(

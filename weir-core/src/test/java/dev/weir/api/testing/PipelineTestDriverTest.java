@@ -36,18 +36,37 @@ class PipelineTestDriverTest {
         return new WordCount(a.word(), a.count() + b.count());
     }
 
-    /** Running counts per word, at parallelism 2: "b=2" is b's second occurrence. */
+    /** Running counts per word: "b=2" is b's second occurrence. */
+    static DataStream<String> wordCount(DataStream<String> lines) {
+        return words(lines)
+                .keyBy(WordCount::word)
+                .reduce("count", PipelineTestDriverTest::add, Codecs.record(WordCount.class))
+                .map(WordCount::toString);
+    }
+
+    /** {@link #wordCount(DataStream)} at parallelism 2, into a test output. */
     static TestOutput<String> wordCount(PipelineTestDriver driver, TestInput<String> lines) {
         driver.pipeline().parallelism(2);
-        DataStream<String> counts =
-                words(lines.stream())
-                        .keyBy(WordCount::word)
-                        .reduce(
-                                "count",
-                                PipelineTestDriverTest::add,
-                                Codecs.record(WordCount.class))
-                        .map(WordCount::toString);
-        return driver.output("counts", counts);
+        return driver.output("counts", wordCount(lines.stream()));
+    }
+
+    @Test
+    void theReadmeExampleRunsAsWritten() {
+        Path tempDir = checkpoints;
+        // As in README.md, "Testing your pipeline":
+        try (PipelineTestDriver driver = PipelineTestDriver.create("word-count", tempDir)) {
+            TestInput<String> lines = driver.input("lines");
+            TestOutput<String> counts = driver.output("counts", wordCount(lines.stream()));
+            driver.start();
+            lines.feed("a b", "b");
+            driver.checkpoint();
+            assertThat(counts.committed()).containsExactlyInAnyOrder("a=1", "b=1", "b=2");
+            lines.feed("a");
+            driver.injectFailure();
+            driver.advanceProcessingTime(Duration.ofMinutes(1));
+            driver.checkpoint();
+            assertThat(counts.committed()).containsExactlyInAnyOrder("a=1", "b=1", "b=2", "a=2");
+        }
     }
 
     @Test
