@@ -51,6 +51,12 @@ import java.util.function.BooleanSupplier;
  * if the job is stuck. The default restart strategy restarts at once, up to 10 times; change it,
  * the parallelism or anything else through {@link #pipeline()} before {@link #start()}.
  *
+ * <p>Event time comes from the inputs (timestamps fed with the records, and {@link
+ * TestInput#advanceWatermark}). A step of the pipeline's own that assigns timestamps ({@code
+ * assignTimestampsAndWatermarks}) asks its generator for periodic watermarks by processing time,
+ * which under the driver moves only with {@link #advanceProcessingTime}: move it past {@code
+ * Pipeline.autoWatermarkInterval} for such a step to emit one.
+ *
  * <h2>How the methods are called</h2>
  *
  * By the test's thread, one call at a time: first {@link #input}, {@link #output} and {@link
