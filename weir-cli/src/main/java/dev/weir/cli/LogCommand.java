@@ -126,14 +126,25 @@ public final class LogCommand implements Callable<Integer> {
                 log.checkPartition(topic, partition); // before any input is read
                 List<byte[]> records = new ArrayList<>();
                 String line;
+                // Progress in input bytes (of a known total when the input is a file) on
+                // standard error; the result line stays alone on standard output.
+                ProgressReporter progress =
+                        ProgressReporter.onStandardError(
+                                "append", ProgressReporter.standardInputSize(), "bytes");
+                long bytesRead = 0;
                 try {
                     while ((line = in.readLine()) != null) {
-                        records.add(line.getBytes(StandardCharsets.UTF_8));
+                        byte[] record = line.getBytes(StandardCharsets.UTF_8);
+                        records.add(record);
+                        bytesRead += record.length + 1; // the line end, counted as one byte
                         if (records.size() == batch) {
                             long at = log.append(topic, partition, records);
                             first = first < 0 ? at : first;
                             appended += records.size();
                             records.clear();
+                            progress.update(
+                                    bytesRead,
+                                    String.format(java.util.Locale.ROOT, "%,d records", appended));
                         }
                     }
                     if (!records.isEmpty()) {
@@ -163,6 +174,8 @@ public final class LogCommand implements Callable<Integer> {
                                     + (appended + 1)
                                     + " FILE | weir log append ...)",
                             e);
+                } finally {
+                    progress.finish();
                 }
                 parent.out.println(
                         "appended "

@@ -104,26 +104,35 @@ public final class VerifyCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Path work = dir != null ? dir : Files.createTempDirectory("weir-verify-");
-        Verifier.Report report =
-                new Verifier(
-                                new Verifier.Options(
-                                        source,
-                                        sink,
-                                        kills,
-                                        seed,
-                                        records,
-                                        keys,
-                                        rate,
-                                        work,
-                                        jdbcUrl,
-                                        noSelfCheck || runner.equals("flink")
-                                                ? List.of()
-                                                : Verifier.seededBugNames(source, sink),
-                                        kafkaBootstrap,
-                                        workload,
-                                        runner),
-                                System.out)
-                        .run();
+        // Progress in planned runs of the job (each kill, then each seeded bug) on standard
+        // error; the verifier's own lines go around the bar.
+        ProgressReporter progress = ProgressReporter.onStandardError("verify", -1, "runs");
+        Verifier.Report report;
+        try {
+            report =
+                    new Verifier(
+                                    new Verifier.Options(
+                                            source,
+                                            sink,
+                                            kills,
+                                            seed,
+                                            records,
+                                            keys,
+                                            rate,
+                                            work,
+                                            jdbcUrl,
+                                            noSelfCheck || runner.equals("flink")
+                                                    ? List.of()
+                                                    : Verifier.seededBugNames(source, sink),
+                                            kafkaBootstrap,
+                                            workload,
+                                            runner),
+                                    progress.around(System.out))
+                            .onProgress(progress::update)
+                            .run();
+        } finally {
+            progress.finish();
+        }
         return report.passed() ? 0 : 1;
     }
 }

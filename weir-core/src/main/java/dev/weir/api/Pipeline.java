@@ -15,6 +15,7 @@ import dev.weir.api.time.WatermarkStrategy;
 import dev.weir.internal.runtime.LocalRunner;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -66,6 +67,7 @@ public final class Pipeline {
     private boolean localRecovery = true;
     private Guarantee required;
     private KeyedStateBackendFactory stateBackend = StateBackends.heap();
+    private InstantSource processingTimeClock;
 
     private Pipeline(String name) {
         this.name = validName(name, "pipeline");
@@ -187,6 +189,18 @@ public final class Pipeline {
      */
     public Pipeline stateBackend(KeyedStateBackendFactory backend) {
         this.stateBackend = Objects.requireNonNull(backend, "backend");
+        return this;
+    }
+
+    /**
+     * The clock of processing time (default: the system clock): what processing-time timers and
+     * windows, periodic watermarks ({@link #autoWatermarkInterval}) and source idleness follow.
+     * Tasks read it on their worker threads between steps, so it must be thread-safe; a test passes
+     * a clock it moves itself (as {@code PipelineTestDriver} does) to fire timers without waiting.
+     * Checkpoint intervals, timeouts and restart delays keep the system's monotonic clock.
+     */
+    public Pipeline processingTimeClock(InstantSource clock) {
+        this.processingTimeClock = Objects.requireNonNull(clock, "clock");
         return this;
     }
 
@@ -392,7 +406,8 @@ public final class Pipeline {
                         seed,
                         localRecovery,
                         required,
-                        stateBackend));
+                        stateBackend,
+                        processingTimeClock));
     }
 
     /**

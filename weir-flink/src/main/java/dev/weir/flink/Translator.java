@@ -76,6 +76,12 @@ final class Translator {
      */
     static List<String> refusals(PipelinePlan plan) {
         List<String> refusals = new ArrayList<>();
+        if (plan.settings().processingTimeClock() != null) {
+            refusals.add(
+                    "a processing-time clock of its own (Pipeline.processingTimeClock) is not"
+                            + " translated to Flink, whose processing time is the machine's"
+                            + " clock; run the pipeline on Weir's runtime to drive time in a test");
+        }
         Set<Integer> processSteps = new HashSet<>();
         for (Step step : plan.steps()) {
             if (step instanceof Step.KeyedProcessStep k) {

@@ -359,6 +359,18 @@ class FlinkRunnerTest {
     }
 
     @Test
+    void aProcessingTimeClockOfItsOwnIsRefused() {
+        Pipeline pipeline =
+                Pipeline.create("manual-clock").processingTimeClock(() -> java.time.Instant.EPOCH);
+        pipeline.source("numbers", Sources.sequence(1, 10)).sink("out", Sinks.collect());
+
+        assertThatThrownBy(() -> pipeline.start(FlinkRunner.local(1)))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("Pipeline.processingTimeClock")
+                .hasMessageContaining("Weir's runtime");
+    }
+
+    @Test
     void collectSinkAndCapturedObjectsAreSharedWithTheLocalCluster() throws Exception {
         var results = Sinks.<Long>collect();
         Pipeline pipeline = Pipeline.create("collect").parallelism(2);

@@ -326,6 +326,30 @@ public final class Verifier {
         this.random = new Random(options.seed());
     }
 
+    /** Hears how far a run is; see {@link #onProgress}. */
+    @FunctionalInterface
+    public interface ProgressListener {
+        /**
+         * {@code done} of {@code total} planned runs are over: each planned kill, then each seeded
+         * bug. Called on the thread that called {@link #run}, after each child JVM ends.
+         */
+        void progress(long done, long total);
+    }
+
+    private ProgressListener progress = (done, total) -> {};
+
+    /** Where {@link #run} reports its progress (default: nowhere). Returns this. */
+    public Verifier onProgress(ProgressListener listener) {
+        this.progress = java.util.Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
+    /** Runs done before the current round, for {@link #progress}. */
+    private long progressBase;
+
+    /** Runs planned in all (kills, then seeded bugs), for {@link #progress}. */
+    private long progressTotal;
+
     /** Runs the crash loop and the self-check; prints progress and the report to {@code out}. */
     public Report run() throws Exception {
         Path input = options.work().resolve("input");
@@ -418,6 +442,12 @@ public final class Verifier {
 
     private Report loop() throws Exception {
         List<String> plan = plan();
+        long bugCount =
+                seededBugs(options.source(), options.sink()).stream()
+                        .filter(bug -> options.seededBugs().contains(bug.name()))
+                        .count();
+        progressTotal = plan.size() + bugCount;
+        progress.progress(0, progressTotal);
         List<Long> recoveries = new ArrayList<>();
         Set<String> fired = new LinkedHashSet<>();
         Verdict findings = Verdict.NONE;
@@ -427,6 +457,7 @@ public final class Verifier {
         while (next < plan.size() || round == 0) {
             round++;
             int killsBefore = tally.kills;
+            progressBase = next;
             RoundResult result = round(plan.subList(next, plan.size()), null, tally);
             next += result.used();
             Verdict verdict = result.verdict();
@@ -446,7 +477,9 @@ public final class Verifier {
             }
         }
         int caught = 0;
-        for (SeededBug bug : bugs) {
+        for (int index = 0; index < bugs.size(); index++) {
+            SeededBug bug = bugs.get(index);
+            progressBase = plan.size() + index;
             RoundResult result =
                     round(
                             List.of(bug.kill()),
@@ -589,6 +622,10 @@ public final class Verifier {
                                 out);
                 boolean brokerKilled = awaitOrKill(child, watch, kill);
                 watch.join();
+                // This child spent the round's kill number used (or consumed the input).
+                progress.progress(
+                        Math.min(progressBase + used + 1, progressBase + plan.size()),
+                        progressTotal);
                 if (brokerKilled) {
                     tally.kills++;
                     tally.brokerRestarts++;

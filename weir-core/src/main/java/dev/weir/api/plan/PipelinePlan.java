@@ -6,6 +6,7 @@ import dev.weir.api.RestartStrategy;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.state.KeyedStateBackendFactory;
 import java.nio.file.Path;
+import java.time.InstantSource;
 import java.util.List;
 
 /**
@@ -46,6 +47,8 @@ public record PipelinePlan(String name, List<Step> steps, Settings settings) {
      * @param localRecovery whether restarts restore keyed state from memory
      * @param required the least end-to-end guarantee the user accepts, or null
      * @param stateBackend makes each keyed step's state backend
+     * @param processingTimeClock the clock of processing time (timers, processing-time windows,
+     *     periodic watermarks, idleness), or null for the system clock
      */
     public record Settings(
             int parallelism,
@@ -64,5 +67,6 @@ public record PipelinePlan(String name, List<Step> steps, Settings settings) {
             long seed,
             boolean localRecovery,
             Guarantee required,
-            KeyedStateBackendFactory stateBackend) {}
+            KeyedStateBackendFactory stateBackend,
+            InstantSource processingTimeClock) {}
 }

@@ -80,7 +80,7 @@ public final class LocalRunner implements Runner {
                         settings.listener(),
                         settings.fromSavepoint(),
                         settings.allowNonRestoredState(),
-                        RuntimeClock.SYSTEM,
+                        RuntimeClock.processingTime(settings.processingTimeClock()),
                         settings.seed(),
                         settings.localRecovery() && checkpointing ? new LocalStateCache() : null,
                         settings.stateBackend(),

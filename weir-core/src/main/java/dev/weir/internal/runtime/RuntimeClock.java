@@ -25,4 +25,25 @@ public interface RuntimeClock {
                     return System.currentTimeMillis();
                 }
             };
+
+    /**
+     * The system's monotonic clock with {@code processingTime} as the wall clock; the system's
+     * clocks if it is null.
+     */
+    static RuntimeClock processingTime(java.time.InstantSource processingTime) {
+        if (processingTime == null) {
+            return SYSTEM;
+        }
+        return new RuntimeClock() {
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+
+            @Override
+            public long millis() {
+                return processingTime.millis();
+            }
+        };
+    }
 }
