@@ -4,6 +4,9 @@ import dev.weir.api.JobFailedException;
 import dev.weir.api.JobHandle;
 import dev.weir.api.JobResult;
 import dev.weir.api.checkpoint.CheckpointStats;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -31,8 +34,16 @@ final class FlinkJobHandle implements JobHandle {
     private final CompletableFuture<JobResult> result;
     private volatile boolean cancelled;
 
+    /** Set when the job is asked to stop with a savepoint (its end is then not "finished"). */
+    private volatile boolean stopping;
+
     FlinkJobHandle(
-            String name, JobClient client, AtomicInteger attempts, long startNanos, String jobId) {
+            String name,
+            JobClient client,
+            AtomicInteger attempts,
+            long startNanos,
+            String jobId,
+            Path checkpointDirectory) {
         this.name = name;
         this.client = client;
         this.attempts = attempts;
@@ -44,6 +55,9 @@ final class FlinkJobHandle implements JobHandle {
                                     Shared.release(jobId);
                                     if (failure != null) {
                                         throw new CompletionException(failure);
+                                    }
+                                    if (checkpointDirectory != null && !stopping) {
+                                        markFinished(checkpointDirectory, client);
                                     }
                                     // The job's run time as Flink measures it: the local
                                     // cluster's start-up is not the pipeline's.
@@ -136,11 +150,30 @@ final class FlinkJobHandle implements JobHandle {
 
     @Override
     public CompletableFuture<CheckpointStats> stopWithSavepoint(Path directory) {
+        stopping = true;
         return client.stopWithSavepoint(
                         false,
                         directory.toAbsolutePath().toUri().toString(),
                         SavepointFormatType.CANONICAL)
                 .thenApply(FlinkJobHandle::savepointStats);
+    }
+
+    /** Writes {@link Translator#FINISHED_MARKER}: this job's end, for the next run to see. */
+    private static void markFinished(Path checkpointDirectory, JobClient client) {
+        try {
+            Files.createDirectories(checkpointDirectory);
+            Files.writeString(
+                    checkpointDirectory.resolve(Translator.FINISHED_MARKER),
+                    "Flink job "
+                            + client.getJobID()
+                            + ", finished "
+                            + java.time.Instant.now()
+                            + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "the job finished, but its end could not be recorded in " + checkpointDirectory,
+                    e);
+        }
     }
 
     private static CheckpointStats savepointStats(String location) {

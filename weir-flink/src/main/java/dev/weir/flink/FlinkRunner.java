@@ -109,7 +109,16 @@ public final class FlinkRunner implements Runner {
             Translator.Job job = Translator.build(plan, env, jobId, host == null);
             long startNanos = System.nanoTime();
             JobClient client = env.executeAsync(plan.name());
-            return new FlinkJobHandle(plan.name(), client, job.attempts(), startNanos, jobId);
+            return new FlinkJobHandle(
+                    plan.name(),
+                    client,
+                    job.attempts(),
+                    startNanos,
+                    jobId,
+                    plan.settings().checkpoints().mode()
+                                    == dev.weir.api.checkpoint.CheckpointingMode.NONE
+                            ? null
+                            : plan.settings().checkpoints().directory());
         } catch (Exception e) {
             Shared.release(jobId);
             throw new IllegalStateException(

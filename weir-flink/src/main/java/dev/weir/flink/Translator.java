@@ -172,7 +172,40 @@ final class Translator {
         if (!checkpoints.resume().equals("latest")) {
             return Path.of(checkpoints.resume());
         }
-        return newestCheckpoint(checkpoints.directory());
+        Path newest = newestCheckpoint(checkpoints.directory());
+        Path finished = checkpoints.directory().resolve(FINISHED_MARKER);
+        if (Files.exists(finished)
+                && (newest == null || isNewer(finished, newest.resolve("_metadata")))) {
+            String run;
+            try {
+                run = Files.readString(finished).strip();
+            } catch (IOException e) {
+                run = "an earlier run";
+            }
+            throw new IllegalStateException(
+                    "this pipeline already finished on Flink ("
+                            + run
+                            + ") with the checkpoint directory "
+                            + checkpoints.directory()
+                            + ", and Flink deletes a finished job's checkpoints, so this run cannot"
+                            + " resume from its end (on Weir's runtime it would, and add nothing)."
+                            + " Its output is complete. To run it again from the beginning, clear"
+                            + " the checkpoint directory and the sinks' output, or give"
+                            + " CheckpointConfig.withResume(\"none\") and new output locations");
+        }
+        return newest;
+    }
+
+    /**
+     * The file a local or remote Flink job of this runner writes into its checkpoint directory when
+     * it finishes (not when it fails, is cancelled or stops with a savepoint): a run that resumes
+     * "latest" after it is refused with the reason, instead of restoring an older run's retained
+     * checkpoint or starting over into sinks that already hold the output.
+     */
+    static final String FINISHED_MARKER = "_weir-finished-on-flink";
+
+    private static boolean isNewer(Path a, Path b) {
+        return modified(a).compareTo(modified(b)) >= 0;
     }
 
     /** The {@code <job>/chk-<n>} directory under {@code directory} whose metadata is newest. */

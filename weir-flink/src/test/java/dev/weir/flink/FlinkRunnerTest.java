@@ -304,6 +304,24 @@ class FlinkRunnerTest {
         assertThat(flink.fileLines()).isEqualTo(expected(n));
         assertThat(flink.logRecords()).isEqualTo(expected(n));
         assertThat(flink.tableRows()).isEqualTo(expectedTable(n));
+
+        // Flink deleted the finished run's checkpoints; the failed run's stay. A third run must
+        // neither restore that older checkpoint nor start over into the full sinks: it is refused
+        // with the reason (it once failed in a sink, blaming a lost checkpoint).
+        Pipeline third =
+                pipeline(
+                        "flink",
+                        Sources.sequence(1, n, 1, 0),
+                        1,
+                        flink,
+                        50,
+                        failOnce,
+                        new AtomicBoolean());
+        assertThatThrownBy(() -> third.run(FlinkRunner.local(2)))
+                .hasMessageContaining("already finished on Flink")
+                .hasMessageContaining("withResume");
+        assertThat(flink.fileLines()).as("the refused run added nothing").isEqualTo(expected(n));
+        assertThat(flink.logRecords()).isEqualTo(expected(n));
     }
 
     @Test
