@@ -8,7 +8,13 @@ import dev.weir.api.time.TimerService;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -17,8 +23,16 @@ import org.apache.flink.util.Collector;
  * instance per subtask from the step's factory, state over Flink keyed state ({@link FlinkStates}),
  * timers over Flink's timer service (so they are checkpointed and redistributed with their keys by
  * Flink), side outputs as Flink side outputs with the same tag id.
+ *
+ * <p>Its watermark is checkpointed, as Weir's keyed operator's is (design 008): Flink's own
+ * watermark starts again from its minimum after a restore, so a record replayed after the restore
+ * that was late before (its window fired, was committed and dropped before the checkpoint) would
+ * open the window again and commit it twice. The function keeps the highest watermark it saw in
+ * union operator state, restores the smallest of the old subtasks it takes over (old subtask {@code
+ * j} goes to {@code j mod p}, as on Weir), and its context never reports a lower one.
  */
-final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, Object> {
+final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, Object>
+        implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
     private final Shared<
                     FunctionFactory<? extends dev.weir.api.function.KeyedProcessFunction<?, ?, ?>>>
@@ -28,6 +42,13 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
     private transient dev.weir.api.function.KeyedProcessFunction<Object, Object, Object> function;
     private transient Scope scope;
     private transient FlinkStates states;
+    private transient ListState<long[]> watermarkState;
+
+    /** The restored watermark: the context never reports a lower one. */
+    private transient long restoredWatermark = Long.MIN_VALUE;
+
+    /** The highest watermark seen (not the end of input's), for the next checkpoint. */
+    private transient long seenWatermark = Long.MIN_VALUE;
 
     FlinkProcessFunction(
             Shared<FunctionFactory<? extends dev.weir.api.function.KeyedProcessFunction<?, ?, ?>>>
@@ -57,6 +78,7 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
                 (dev.weir.api.function.KeyedProcessFunction<Object, Object, Object>)
                         factory.get().create();
         scope = new Scope();
+        scope.floor = restoredWatermark;
         recordAttempt(attempts, getRuntimeContext().getTaskInfo());
         states = new FlinkStates(getRuntimeContext());
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
@@ -120,8 +142,47 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
     }
 
     @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        watermarkState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        "weir.watermark",
+                                        PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        restoredWatermark = Long.MIN_VALUE;
+        if (context.isRestored()) {
+            int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+            int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+            long smallest = Long.MAX_VALUE;
+            for (long[] saved : watermarkState.get()) {
+                if ((int) saved[0] % parallelism == subtask) {
+                    smallest = Math.min(smallest, saved[1]);
+                }
+            }
+            if (smallest != Long.MAX_VALUE) {
+                restoredWatermark = smallest;
+            }
+        }
+        seenWatermark = restoredWatermark;
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        watermarkState.update(java.util.List.of(new long[] {subtask, seenWatermark}));
+    }
+
+    /** Notes the watermark of the current call (a primitive store per record). */
+    private void see(long watermark) {
+        if (watermark > seenWatermark && watermark != Long.MAX_VALUE) {
+            seenWatermark = watermark;
+        }
+    }
+
+    @Override
     public void processElement(Object value, Context context, Collector<Object> out)
             throws Exception {
+        see(context.timerService().currentWatermark());
         scope.context = context;
         scope.timerContext = null;
         scope.out = out;
@@ -131,6 +192,7 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
     @Override
     public void onTimer(long timestamp, OnTimerContext context, Collector<Object> out)
             throws Exception {
+        see(context.timerService().currentWatermark());
         scope.context = context;
         scope.timerContext = context;
         scope.out = out;
@@ -148,6 +210,9 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
         Collector<Object> out;
         KeyedProcessFunction<WeirKey, Object, Object>.Context context;
         KeyedProcessFunction<WeirKey, Object, Object>.OnTimerContext timerContext;
+
+        /** The restored watermark, below which the reported watermark never goes. */
+        long floor = Long.MIN_VALUE;
 
         @Override
         public void collect(Object record) {
@@ -194,7 +259,7 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
 
         @Override
         public long currentWatermark() {
-            return context.timerService().currentWatermark();
+            return Math.max(floor, context.timerService().currentWatermark());
         }
 
         @Override
