@@ -143,6 +143,9 @@ class KafkaSinkTest {
                 .sink("out", keyed);
         pipeline.run();
 
+        // Commit markers are written after commitTransaction returns: wait for them, as
+        // readCommitted does (read at once, a CI run once saw 614 of the 2000 records).
+        TestKafka.awaitStable(TestKafka.bootstrap(), topic, java.time.Duration.ofSeconds(15));
         List<ConsumerRecord<byte[], byte[]>> records =
                 TestKafka.records(TestKafka.bootstrap(), topic, true);
         assertThat(records).hasSize(N);
