@@ -60,6 +60,14 @@ public final class TimestampsOperator implements StreamOperator {
 
     /** Periodic watermarks every auto-watermark interval; without them, idleness checks. */
     private long period() {
+        return periodMillis(intervalMillis, idleTimeoutMillis);
+    }
+
+    /**
+     * How often watermark generation runs: every auto-watermark interval; without one, twice per
+     * idleness timeout (to check for idleness); 0 for never. Shared with sources that assign time.
+     */
+    public static long periodMillis(long intervalMillis, long idleTimeoutMillis) {
         if (intervalMillis > 0) {
             return intervalMillis;
         }

@@ -11,6 +11,7 @@ import dev.weir.internal.checkpoint.SplitState;
 import dev.weir.internal.operators.Output;
 import dev.weir.internal.operators.ProcessingTimeService;
 import dev.weir.internal.operators.RecordTime;
+import dev.weir.internal.operators.TimestampsOperator;
 import dev.weir.internal.operators.UserCodeException;
 import dev.weir.internal.testhooks.SeededBugs;
 import java.util.ArrayList;
@@ -154,12 +155,8 @@ final class SourceDriver {
 
     /** Periodic watermarks every auto-watermark interval; without them, idleness checks. */
     private long period() {
-        long interval = time.autoWatermarkMillis();
-        if (interval > 0) {
-            return interval;
-        }
-        long idle = time.strategy().idleTimeoutMillis();
-        return idle > 0 ? Math.max(1, idle / 2) : 0;
+        return TimestampsOperator.periodMillis(
+                time.autoWatermarkMillis(), time.strategy().idleTimeoutMillis());
     }
 
     /**
