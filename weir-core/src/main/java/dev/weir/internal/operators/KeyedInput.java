@@ -5,9 +5,6 @@ package dev.weir.internal.operators;
  * extracted with the same key selector.
  */
 public interface KeyedInput {
-    /** Processes {@code record}, whose key is {@code key}. */
-    void processElement(Object record, Object key);
-
     /**
      * Processes a keyed batch: {@code pairs} holds each record followed by its key; {@code
      * timestamps} (or null when the edge carries no time) holds record {@code i / 2}'s time, which

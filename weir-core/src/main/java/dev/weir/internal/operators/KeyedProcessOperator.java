@@ -145,9 +145,11 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         processElement(record, key);
     }
 
-    /** With the key the keyed edge's writer extracted with this operator's own key selector. */
-    @Override
-    public void processElement(Object record, Object key) {
+    /**
+     * One record with its key. {@link #processBatch} repeats this body in its loop on purpose: the
+     * loop must not call a per-record method C2 may compile on its own first (design 009, rule 5).
+     */
+    private void processElement(Object record, Object key) {
         try {
             // The context reads the key from the backend: no per-record reference store into a
             // long-lived object (docs/design/009-hot-path.md).
