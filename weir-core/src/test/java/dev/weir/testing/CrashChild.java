@@ -86,6 +86,16 @@ public final class CrashChild {
                     }
                 }
 
+                /**
+                 * Before the final checkpoint: a kill after it would otherwise lose the last lines,
+                 * and a run restored from it reads nothing again (a CI run once ended with every
+                 * key short of its final count this way).
+                 */
+                @Override
+                public void finish() throws IOException {
+                    writer.flush();
+                }
+
                 @Override
                 public void close() throws IOException {
                     writer.close();
