@@ -45,7 +45,8 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code weir.source.lag} (gauge): records behind the end of the input, NaN where the source
  *       cannot tell.
  *   <li>{@code weir.sink.commit} (function timer: commits and their total time) and {@code
- *       weir.sink.commit.last} (time gauge) for each two-phase-commit sink subtask.
+ *       weir.sink.commit.last} (time gauge) for each subtask of a sink that commits: phase 2 of a
+ *       two-phase-commit or write-ahead sink, the upsert at a barrier of an idempotent sink.
  * </ul>
  *
  * <p>Meters read the job's plain counters when the registry asks (at a scrape or a publish); the
@@ -129,7 +130,8 @@ public final class WeirMetrics {
                                     s -> s.commitNanos(),
                                     TimeUnit.NANOSECONDS)
                             .tags(tags)
-                            .description("Phase-2 commits of the sink and their time")
+                            .description(
+                                    "Commits of the sink (phase 2, or an idempotent sink's upserts) and their time")
                             .register(registry));
             meters.add(
                     TimeGauge.builder(

@@ -38,7 +38,10 @@ public interface JobMetrics {
     /** Each source subtask's lag behind the end of its input, where the source can tell. */
     List<SourceMetrics> sources();
 
-    /** Each two-phase-commit sink subtask's commits. */
+    /**
+     * Each sink subtask's commits, for sinks that commit: two-phase-commit and write-ahead sinks
+     * (phase 2) and idempotent sinks (the upsert at each barrier).
+     */
     List<SinkMetrics> sinks();
 
     /** How many times the job restarted after a failure so far. */
@@ -137,7 +140,10 @@ public interface JobMetrics {
         long lag();
     }
 
-    /** One subtask of a two-phase-commit sink: its phase-2 commits. */
+    /**
+     * One subtask of a sink that commits: its phase-2 commits, or for an idempotent sink its
+     * upserts at barriers (the moment its records become visible).
+     */
     interface SinkMetrics {
         /** The sink step's name. */
         String step();

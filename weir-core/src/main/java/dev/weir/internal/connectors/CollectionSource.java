@@ -62,6 +62,11 @@ public final class CollectionSource<T> implements Source<T> {
                 }
                 index = (int) position;
             }
+
+            @Override
+            public long lag() {
+                return elements.size() - index;
+            }
         };
     }
 }

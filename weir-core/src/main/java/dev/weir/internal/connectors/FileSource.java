@@ -86,6 +86,10 @@ public final class FileSource implements Source<String> {
         private final SourceContext context;
         private final TreeSet<String> done = new TreeSet<>();
         private final TreeSet<String> known = new TreeSet<>();
+
+        /** Each known file's size when the directory was last listed: for {@link #lag()} only. */
+        private final java.util.Map<String, Long> listedSizes = new java.util.HashMap<>();
+
         private String current;
         private long position;
         private FileChannel channel;
@@ -113,7 +117,11 @@ public final class FileSource implements Source<String> {
                 files.filter(Files::isRegularFile)
                         .map(p -> p.getFileName().toString())
                         .filter(this::mine)
-                        .forEach(known::add);
+                        .forEach(
+                                name -> {
+                                    known.add(name);
+                                    listedSizes.put(name, sizeOf(name));
+                                });
             } catch (NoSuchFileException e) {
                 throw new IOException(
                         "file source directory "
@@ -205,9 +213,40 @@ public final class FileSource implements Source<String> {
             channel = null;
         }
 
+        private long sizeOf(String name) {
+            try {
+                return Files.size(Path.of(directory).resolve(name));
+            } catch (IOException e) {
+                return 0; // gone or unreadable: reading it will say so; the lag just omits it
+            }
+        }
+
         @Override
         public long position() {
             return position;
+        }
+
+        /**
+         * Bytes not read yet: the rest of the file being read, plus the files of this split listed
+         * and not yet read (at the size they had when listed; a watching source lists again every
+         * {@code pollMillis}).
+         */
+        @Override
+        public long lag() {
+            long bytes = 0;
+            if (channel != null) {
+                try {
+                    bytes += Math.max(0, channel.size() - position);
+                } catch (IOException e) {
+                    return -1;
+                }
+            }
+            for (String name : known) {
+                if (!name.equals(current) && !done.contains(name)) {
+                    bytes += listedSizes.getOrDefault(name, 0L);
+                }
+            }
+            return bytes;
         }
 
         @Override

@@ -124,5 +124,12 @@ public final class SequenceSource implements Source<Long> {
             emitted = position;
             startNanos = -1;
         }
+
+        /** The numbers of this split not emitted yet: the sequence's end is known up front. */
+        @Override
+        public long lag() {
+            long next = first + emitted * stride;
+            return next > to ? 0 : (to - next) / stride + 1;
+        }
     }
 }

@@ -406,6 +406,13 @@ public final class Execution {
                         twoPhase::commits,
                         twoPhase::commitNanos,
                         twoPhase::lastCommitNanos);
+            } else if (operator instanceof IdempotentSinkOperator upserts && metrics != null) {
+                metrics.bindSink(
+                        node.node().name(),
+                        subtask,
+                        upserts::commits,
+                        upserts::commitNanos,
+                        upserts::lastCommitNanos);
             }
             return input;
         }

@@ -219,6 +219,37 @@ class JobMetricsTest {
     }
 
     @Test
+    void anIdempotentSinkReportsItsUpsertsAtBarriersAsCommits() throws Exception {
+        Pipeline pipeline =
+                Pipeline.create("upserts")
+                        .parallelism(2)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMinutes(2), dir.resolve("chk-upserts")));
+        pipeline.source("numbers", Sources.sequence(1, 1_000))
+                .keyBy(n -> n % 100)
+                .reduce("sum", Long::sum)
+                .sink(
+                        "table",
+                        new dev.weir.api.sink.FileTableSink<>(
+                                dir.resolve("table"), n -> n % 100, Codecs.LONG, true));
+        JobHandle job = pipeline.start();
+        job.await(Duration.ofMinutes(2));
+
+        assertThat(job.metrics().sinks())
+                .hasSize(2)
+                .allSatisfy(
+                        sink -> {
+                            assertThat(sink.step()).isEqualTo("table");
+                            // only the final checkpoint ran, and each subtask had keys to write
+                            assertThat(sink.commits()).isEqualTo(1);
+                            assertThat(sink.lastCommitNanos())
+                                    .isPositive()
+                                    .isEqualTo(sink.commitNanos());
+                        });
+    }
+
+    @Test
     void aRestartIsCountedAndTheCountersKeepGrowingAcrossIt() throws Exception {
         Faults.throwAt(FaultPoint.SINK_AFTER_COMMIT, 1); // the final checkpoint's first commit
         JobHandle job = checkpointedJob("restarted").start();
@@ -256,11 +287,64 @@ class JobMetricsTest {
     }
 
     @Test
-    void aReaderThatCannotTellReportsUnknownLag() throws Exception {
-        Source<Long> source = Sources.sequence(1, 10);
-        try (SourceReader<Long> reader = source.openReader(source.splits(1).get(0), context())) {
-            assertThat(reader.lag()).isEqualTo(-1);
+    void sequenceAndCollectionReadersTellTheRecordsTheyHaveNotEmitted() throws Exception {
+        Source<Long> sequence = Sources.sequence(1, 10, 2, 0);
+        try (SourceReader<Long> reader =
+                sequence.openReader(sequence.splits(2).get(0), context())) {
+            assertThat(reader.lag()).isEqualTo(5); // 1, 3, 5, 7, 9
+            List<Long> read = new ArrayList<>();
+            reader.poll(read::add, 2);
+            assertThat(read).containsExactly(1L, 3L);
+            assertThat(reader.lag()).isEqualTo(3);
+            reader.poll(read::add, 100);
+            assertThat(reader.lag()).isZero();
         }
+        Source<String> collection = Sources.collection(List.of("a", "b", "c"));
+        try (SourceReader<String> reader =
+                collection.openReader(collection.splits(1).get(0), context())) {
+            assertThat(reader.lag()).isEqualTo(3);
+            reader.poll(s -> {}, 1);
+            assertThat(reader.lag()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aFilesReaderTellsTheBytesItHasNotRead() throws Exception {
+        Path in = java.nio.file.Files.createDirectories(dir.resolve("in"));
+        java.nio.file.Files.writeString(in.resolve("a.txt"), "one\ntwo\n"); // 8 bytes
+        java.nio.file.Files.writeString(in.resolve("b.txt"), "three\n"); // 6 bytes
+        Source<String> files = Sources.files(in, 1);
+        try (SourceReader<String> reader = files.openReader(files.splits(1).get(0), context())) {
+            List<String> read = new ArrayList<>();
+            reader.poll(read::add, 1); // lists the directory and reads "one"
+            assertThat(read).containsExactly("one");
+            assertThat(reader.lag()).isEqualTo(4 + 6);
+            while (reader.poll(read::add, 100) != ReadStatus.END_OF_INPUT) {
+                // read to the end
+            }
+            assertThat(read).containsExactly("one", "two", "three");
+            assertThat(reader.lag()).isZero();
+        }
+    }
+
+    @Test
+    void aReaderThatCannotTellReportsUnknownLag() throws Exception {
+        SourceReader<String> reader =
+                new SourceReader<>() {
+                    @Override
+                    public ReadStatus poll(Collector<String> out, int maxRecords) {
+                        return ReadStatus.NOTHING_AVAILABLE;
+                    }
+
+                    @Override
+                    public long position() {
+                        return 0;
+                    }
+
+                    @Override
+                    public void seek(long position) {}
+                };
+        assertThat(reader.lag()).isEqualTo(-1);
     }
 
     private static SourceContext context() {
