@@ -8,6 +8,7 @@ import picocli.CommandLine.Command;
 @Command(
         name = "weir-bench",
         mixinStandardHelpOptions = true,
+        scope = CommandLine.ScopeType.INHERIT, // --help and --version on every subcommand too
         description = "Benchmarks of Weir (and, side by side, Apache Flink and Kafka Streams).",
         subcommands = {
             KeyedSumBench.class,

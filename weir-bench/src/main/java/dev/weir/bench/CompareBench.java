@@ -1,7 +1,9 @@
 package dev.weir.bench;
 
+import dev.weir.cli.ProgressReporter;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -216,14 +218,37 @@ public final class CompareBench implements Callable<Integer> {
                 chosen.put(profile, flags);
             }
         }
-        for (Map.Entry<String, String> profile : chosen.entrySet()) {
-            flags = profile.getValue();
-            name = profile.getKey();
-            runRows(rows, table, summary);
+        long total = 0;
+        for (int i = 0; i < rows.size(); i++) {
+            if (chosen(i + 1, rows.get(i))) {
+                total += unitsOf(rows.get(i));
+            }
+        }
+        progress =
+                ProgressReporter.onStandardError("compare", total * chosen.size(), "engine runs");
+        PrintStream out = System.out;
+        System.setOut(progress.around(out));
+        try {
+            for (Map.Entry<String, String> profile : chosen.entrySet()) {
+                flags = profile.getValue();
+                name = profile.getKey();
+                runRows(rows, table, summary);
+            }
+        } finally {
+            progress.finish();
+            System.setOut(out);
         }
         printTables(chosen, table, summary);
         return 0;
     }
+
+    /** Child JVMs a row starts: each engine once per run. */
+    private long unitsOf(Row row) {
+        return (long) runs * (row.job().startsWith("kafka") ? KafkaCompare.ENGINES.size() : 2);
+    }
+
+    private ProgressReporter progress;
+    private long unitsDone;
 
     private String flags;
     private String name;
@@ -238,7 +263,10 @@ public final class CompareBench implements Callable<Integer> {
             if (row.job().startsWith("kafka")) {
                 KafkaCompare kafka = kafka();
                 kafka.profile(name, flags);
+                progress.update(unitsDone, "row " + (i + 1) + " " + row.job() + " (" + name + ")");
                 kafka.run(i + 1, row, table, summary);
+                unitsDone += unitsOf(row);
+                progress.update(unitsDone, "row " + (i + 1) + " " + row.job() + " (" + name + ")");
                 continue;
             }
             boolean nexmarkRow = row.job().startsWith("nexmark-");
@@ -340,6 +368,17 @@ public final class CompareBench implements Callable<Integer> {
      * results must equal the first run's of the row (either engine).
      */
     private double runOnce(String command, Row row) throws Exception {
+        progress.update(
+                unitsDone, row.job() + " " + row.mode() + " K=" + keys(row) + ": " + command);
+        try {
+            return runOnceUncounted(command, row);
+        } finally {
+            unitsDone++;
+            progress.update(unitsDone, row.job() + " " + row.mode() + " K=" + keys(row));
+        }
+    }
+
+    private double runOnceUncounted(String command, Row row) throws Exception {
         List<String> args = new ArrayList<>();
         args.add(command);
         args.addAll(row.args());

@@ -49,9 +49,9 @@ final class KeyedSumOptions {
     @Option(
             names = "--shape",
             description =
-                    "sum: source -> keyBy(n % K) -> running sum in ValueState -> sink; multi:"
-                            + " source -> map(n * 3) -> filter(not a multiple of 5) -> keyBy(n % K)"
-                            + " -> running sum in ValueState -> keyBy(sum % K) -> reduce(+) -> sink"
+                    "sum: source -> keyBy(n %% K) -> running sum in ValueState -> sink; multi:"
+                            + " source -> map(n * 3) -> filter(not a multiple of 5) -> keyBy(n %% K)"
+                            + " -> running sum in ValueState -> keyBy(sum %% K) -> reduce(+) -> sink"
                             + " (default ${DEFAULT-VALUE}).")
     String shape = "sum";
 

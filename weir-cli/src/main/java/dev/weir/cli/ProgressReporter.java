@@ -17,7 +17,7 @@ import java.util.function.LongSupplier;
  * <p>Called by the command's thread ({@link #update}, {@link #finish}) and by whatever writes to
  * {@link #around} streams; its methods are synchronized so a bar and other output do not mix.
  */
-final class ProgressReporter {
+public final class ProgressReporter {
     static final long REDRAW_MILLIS = 200;
     static final long LINE_SECONDS = 10;
 
@@ -62,7 +62,7 @@ final class ProgressReporter {
     }
 
     /** A reporter on the current {@code System.err}, in the mode {@link #terminal()} says. */
-    static ProgressReporter onStandardError(String label, long total, String unit) {
+    public static ProgressReporter onStandardError(String label, long total, String unit) {
         return new ProgressReporter(
                 label,
                 total,
@@ -103,7 +103,7 @@ final class ProgressReporter {
     }
 
     /** Records that {@code doneNow} units are done; shows it if it is time to. */
-    synchronized void update(long doneNow, String detailNow) {
+    public synchronized void update(long doneNow, String detailNow) {
         this.done = doneNow;
         this.detail = detailNow;
         long now = nanoClock.getAsLong();
@@ -125,7 +125,7 @@ final class ProgressReporter {
      * The work is over: removes the bar; in line mode prints a last line if any was printed, so a
      * log that showed progress also shows the end.
      */
-    synchronized void finish() {
+    public synchronized void finish() {
         if (mode == Mode.BAR) {
             clear();
         } else if (shownOnce) {
@@ -137,7 +137,7 @@ final class ProgressReporter {
      * Wraps {@code target} so that what is written to it does not mix with the bar: the bar is
      * removed before a write and drawn again after each complete line.
      */
-    PrintStream around(PrintStream target) {
+    public PrintStream around(PrintStream target) {
         if (mode != Mode.BAR) {
             return target;
         }
