@@ -80,6 +80,41 @@ class SourceWatermarksTest {
     }
 
     /** Emits {@code timestamp - 1} on every record: a watermark per record. */
+    /**
+     * A watermark the generator emits on a record goes out right after that record, before the
+     * next, even though the source hands its records on a poll at a time: record v (timestamp v,
+     * watermark v - 1 after it) sees exactly the watermark of record v - 1 downstream. Sooner would
+     * make it late; later would hold event time back for the rest of the poll.
+     */
+    @Test
+    void aWatermarkEmittedOnARecordFollowsItAndPrecedesTheNext() throws Exception {
+        Pipeline pipeline = Pipeline.create("punctuated").parallelism(1).batchSize(1000);
+        List<Long> numbers = new ArrayList<>();
+        for (long v = 1; v <= 5000; v++) {
+            numbers.add(v);
+        }
+        CollectSink<String> wrong = Sinks.collect();
+        pipeline.source(
+                        "numbers",
+                        Sources.collection(numbers),
+                        WatermarkStrategy.<Long>forGenerator(PunctuatedGenerator::new)
+                                .withTimestampAssigner((v, previous) -> v))
+                .keyBy(v -> v % 7)
+                .<String>process(
+                        "check",
+                        () ->
+                                (value, context, out) -> {
+                                    long seen = context.timers().currentWatermark();
+                                    long expected = value == 1 ? Long.MIN_VALUE : value - 2;
+                                    if (seen != expected) {
+                                        out.collect(value + " saw " + seen);
+                                    }
+                                })
+                .sink("wrong", wrong);
+        pipeline.run();
+        assertThat(wrong.results()).isEmpty();
+    }
+
     static final class PunctuatedGenerator implements dev.weir.api.time.WatermarkGenerator<Long> {
         @Override
         public void onEvent(Long record, long timestamp, WatermarkOutput output) {

@@ -164,6 +164,59 @@ public final class RecordWriter implements Output {
         }
     }
 
+    /**
+     * A source's timed records: on a keyed edge one loop here, with the timestamps taken from
+     * {@code stamps} (the same steps as {@link #collectKeyed}, repeated on purpose: design 009,
+     * rule 5); on other edges the per-record default.
+     */
+    @Override
+    public void collectTimed(Object[] timed, long[] stamps, int from, int to, RecordTime now) {
+        if (subtaskOfGroup == null || time == null) {
+            Output.super.collectTimed(timed, stamps, from, to, now);
+            return;
+        }
+        for (int i = from; i < to; i++) {
+            Object record = timed[i];
+            Object key;
+            try {
+                key = keySelector.getKey(record);
+            } catch (Exception e) {
+                throw new UserCodeException("keyBy before '" + name + "'", e);
+            }
+            if (key == null) {
+                throw new UserCodeException(
+                        "keyBy before '" + name + "'",
+                        new NullPointerException("key selector returned null for " + record));
+            }
+            if (key.getClass() != checkedKeyClass) {
+                checkKey(key);
+            }
+            int target = subtaskOfGroup[KeyGroups.keyGroupOf(key, maxParallelism)];
+            Object[] pairs = batches[target];
+            if (pairs == null) {
+                pairs = new Object[2 * batchSize];
+                batches[target] = pairs;
+                times[target] = new long[batchSize];
+            }
+            int size = sizes[target];
+            times[target][size >> 1] = stamps[i];
+            pairs[size] = record;
+            pairs[size + 1] = key;
+            size += 2;
+            if (size == pairs.length) {
+                batches[target] = null;
+                sizes[target] = 0;
+                records += batchSize;
+                enqueue(target, new KeyedBatch(pairs, times[target]));
+            } else {
+                sizes[target] = size;
+            }
+        }
+        if (to > from) {
+            now.timestamp = stamps[to - 1];
+        }
+    }
+
     /** Refuses a key that could not be checkpointed and restored, at the first such record. */
     private void checkKey(Object key) {
         try {

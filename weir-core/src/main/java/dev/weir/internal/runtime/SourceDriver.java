@@ -228,8 +228,17 @@ final class SourceDriver {
                 next = 0;
             }
             SourceReader<Object> reader = readers.get(next);
-            ReadStatus status =
-                    reader.poll(time == null ? output : splitTimes.get(next), maxRecords);
+            ReadStatus status;
+            if (time == null) {
+                status = reader.poll(output, maxRecords);
+            } else {
+                SplitTime split = splitTimes.get(next);
+                try {
+                    status = reader.poll(split, maxRecords);
+                } finally {
+                    split.flush(); // what it read, also before a failure is reported
+                }
+            }
             if (status == ReadStatus.END_OF_INPUT) {
                 endedSplits.put(
                         openSplits.get(next),
@@ -302,11 +311,18 @@ final class SourceDriver {
     }
 
     /**
-     * One split's event time: the output its reader emits into. Per record: the assigner's
-     * timestamp into the task's record time, the record on, then the split's generator; the
-     * generator's watermarks raise the split's watermark (never lower it).
+     * One split's event time: the output its reader emits into. It only collects what one poll
+     * emits; {@link #flush}, after the poll, assigns each record its timestamp and feeds the
+     * split's generator in one loop, and hands the records on with their timestamps in one call
+     * ({@link Output#collectTimed}), so the per-record work runs in loops the JIT compiles whole
+     * instead of behind calls it may refuse to inline (design 009, rule 5). A watermark the
+     * generator emits on a record goes out after that record and before the next, as if each were
+     * handed on alone; the generator's watermarks raise the split's watermark (never lower it).
      */
     private final class SplitTime implements Output, WatermarkGenerator.WatermarkOutput {
+        /** Records buffered per flush at most: a reader that emits more is flushed on the way. */
+        static final int BUFFER = 1024;
+
         final TimestampAssigner<Object> assigner = time.strategy().timestampAssigner();
         final WatermarkGenerator<Object> generator = time.strategy().createGenerator();
         final RecordTime recordTime = time.time();
@@ -314,6 +330,22 @@ final class SourceDriver {
         boolean idle;
         boolean sawRecord;
         long activeAt = time.timeService().now();
+
+        /**
+         * The records of the poll in progress: allocated per poll and dropped after it, so it stays
+         * young (design 009, rules 1 and 2); null between polls.
+         */
+        private Object[] buffered;
+
+        /** Their timestamps, filled by {@link #flush}: primitives, so the array is reused. */
+        private final long[] stamps = new long[BUFFER];
+
+        private int size;
+
+        /** True while {@link #flush} runs: a watermark then waits for the records before it. */
+        private boolean flushing;
+
+        private boolean raised;
 
         SplitTime(long restoredWatermark) {
             this.watermark = restoredWatermark;
@@ -325,28 +357,68 @@ final class SourceDriver {
                 throw dev.weir.internal.operators.NullCheckingOutput.nullRecord(
                         "source '" + time.name() + "'", "emitted null");
             }
-            long timestamp;
-            try {
-                timestamp = assigner.extractTimestamp(record, RecordTime.NONE);
-            } catch (RuntimeException e) {
-                throw new UserCodeException(
-                        "the timestamp assigner of source '" + time.name() + "'", e);
+            Object[] into = buffered;
+            if (into == null) {
+                into = new Object[BUFFER];
+                buffered = into;
+            } else if (size == BUFFER) {
+                flush();
+                into = new Object[BUFFER];
+                buffered = into;
             }
-            recordTime.timestamp = timestamp;
+            into[size++] = record;
+        }
+
+        /**
+         * Timestamps, generator and hand-over for what the reader emitted since the last flush; the
+         * driver calls it after every poll, so nothing stays buffered between polls (checkpoints,
+         * timers and watermarks only run between them).
+         */
+        void flush() {
+            int n = size;
+            Object[] records = buffered;
+            size = 0;
+            buffered = null;
+            if (n == 0) {
+                return;
+            }
             sawRecord = true;
             if (idle) {
                 idle = false;
                 advance();
             }
-            // The record first: a watermark its generator emits on it must not overtake it.
-            output.collect(record);
-            if (timestamp != RecordTime.NONE) {
-                try {
-                    generator.onEvent(record, timestamp, this);
-                } catch (RuntimeException e) {
-                    throw new UserCodeException(
-                            "the watermark strategy of source '" + time.name() + "'", e);
+            flushing = true;
+            try {
+                int from = 0;
+                for (int i = 0; i < n; i++) {
+                    Object record = records[i];
+                    long timestamp;
+                    try {
+                        timestamp = assigner.extractTimestamp(record, RecordTime.NONE);
+                    } catch (RuntimeException e) {
+                        throw new UserCodeException(
+                                "the timestamp assigner of source '" + time.name() + "'", e);
+                    }
+                    stamps[i] = timestamp;
+                    if (timestamp != RecordTime.NONE) {
+                        try {
+                            generator.onEvent(record, timestamp, this);
+                        } catch (RuntimeException e) {
+                            throw new UserCodeException(
+                                    "the watermark strategy of source '" + time.name() + "'", e);
+                        }
+                        if (raised) {
+                            // The records up to this one first, then its watermark.
+                            raised = false;
+                            output.collectTimed(records, stamps, from, i + 1, recordTime);
+                            from = i + 1;
+                            advance();
+                        }
+                    }
                 }
+                output.collectTimed(records, stamps, from, n, recordTime);
+            } finally {
+                flushing = false;
             }
         }
 
@@ -361,7 +433,11 @@ final class SourceDriver {
         public void emit(long newWatermark) {
             if (newWatermark > watermark) {
                 watermark = newWatermark;
-                advance();
+                if (flushing) {
+                    raised = true; // flush emits it once the records before it are out
+                } else {
+                    advance();
+                }
             }
         }
 
