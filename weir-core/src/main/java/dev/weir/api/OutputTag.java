@@ -11,6 +11,7 @@ import java.util.Objects;
  *
  * @param <T> record type of the side output
  * @param id the tag's name, unique among the step's side outputs
+ * @serial exclude
  */
 public record OutputTag<T>(String id) implements Serializable {
     /**
