@@ -33,7 +33,8 @@ public class DataStream<T> {
      *
      * @param parallelism subtasks, at least 1 and at most {@link Pipeline#maxParallelism}
      * @return this stream
-     * @throws IllegalArgumentException if {@code parallelism} is below 1, or this stream is a union or side output
+     * @throws IllegalArgumentException if {@code parallelism} is below 1, or this stream is a union
+     *     or side output
      */
     public DataStream<T> parallelism(int parallelism) {
         if (step.isVirtual()) {

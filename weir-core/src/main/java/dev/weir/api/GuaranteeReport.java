@@ -41,7 +41,8 @@ public record GuaranteeReport(Guarantee guarantee, List<Component> components) {
      * The verdict in one line, e.g. {@code end-to-end guarantee: AT_LEAST_ONCE (limited by sink
      * 'console': not transactional or idempotent; use FileSink or a two-phase-commit sink)}.
      *
-     * @return the guarantee and, if it is not exactly-once, the limiting component, why, and the fix
+     * @return the guarantee and, if it is not exactly-once, the limiting component, why, and the
+     *     fix
      */
     public String describe() {
         Component limit = limitedBy();

@@ -64,8 +64,10 @@ public final class IntervalJoin<K, L, R> {
      * ends included; either may be negative).
      *
      * @param lower the earliest right time, relative to the left record's time
-     * @param upper the latest right time, relative to the left record's time; not before {@code lower}
-     * @return a join with this interval; this one is unchanged (without a call the interval is [0, 0])
+     * @param upper the latest right time, relative to the left record's time; not before {@code
+     *     lower}
+     * @return a join with this interval; this one is unchanged. Without a call the interval is
+     *     {@code [0, 0]}: only equal times meet
      * @throws IllegalArgumentException if {@code lower} is after {@code upper}
      */
     public IntervalJoin<K, L, R> between(Duration lower, Duration upper) {

@@ -25,10 +25,11 @@ public interface JobHandle {
     /**
      * Waits for the job to end.
      *
-     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps running
      * @return the result of a job that finished its input
      * @throws JobFailedException if the job failed; {@code getCause()} is the root cause
      * @throws java.util.concurrent.CancellationException if the job was cancelled
+     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps
+     *     running
      */
     JobResult await() throws InterruptedException;
 
@@ -39,7 +40,8 @@ public interface JobHandle {
      * @return the result of a job that finished its input
      * @throws JobFailedException if the job failed; {@code getCause()} is the root cause
      * @throws java.util.concurrent.CancellationException if the job was cancelled
-     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps running
+     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps
+     *     running
      * @throws TimeoutException if it is still running then
      */
     JobResult await(Duration timeout) throws InterruptedException, TimeoutException;
@@ -67,7 +69,8 @@ public interface JobHandle {
      * retention, and a pipeline can start from it with {@link Pipeline#fromSavepoint}.
      *
      * @param directory the parent directory; the savepoint gets a new sub-directory of it
-     * @return the figures of the savepoint once it is durable; {@code CheckpointStats} names its path
+     * @return the figures of the savepoint once it is durable; {@code CheckpointStats} names its
+     *     path
      */
     CompletableFuture<CheckpointStats> triggerSavepoint(Path directory);
 

@@ -80,7 +80,8 @@ public final class KeyedStream<K, T> {
      * {@link Codecs#auto()}.
      *
      * @param name the step's name, unique in the pipeline
-     * @param function combines the reduction so far with the next record; the first record of a key is its start
+     * @param function combines the reduction so far with the next record; the first record of a key
+     *     is its start
      * @return the stream of running reductions, one per record
      * @throws IllegalArgumentException if {@code name} is not allowed or already used
      */
@@ -92,7 +93,8 @@ public final class KeyedStream<K, T> {
      * Like {@link #reduce(String, ReduceFunction)} with an explicit state codec.
      *
      * @param name the step's name, unique in the pipeline
-     * @param function combines the reduction so far with the next record; the first record of a key is its start
+     * @param function combines the reduction so far with the next record; the first record of a key
+     *     is its start
      * @param codec encodes the reduction for checkpoints
      * @return the stream of running reductions, one per record
      * @throws IllegalArgumentException if {@code name} is not allowed or already used

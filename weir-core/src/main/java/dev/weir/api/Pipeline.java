@@ -78,7 +78,8 @@ public final class Pipeline {
      *
      * @param name the pipeline's name; it names the job in logs, metrics and checkpoints
      * @return a new, empty pipeline
-     * @throws IllegalArgumentException if {@code name} is empty, longer than 100 or has other characters
+     * @throws IllegalArgumentException if {@code name} is empty, longer than 100 or has other
+     *     characters
      */
     public static Pipeline create(String name) {
         return new Pipeline(name);
@@ -108,7 +109,8 @@ public final class Pipeline {
      * Number of key groups (default 128): the most subtasks a keyed operator can ever have,
      * including after restoring a savepoint at a new parallelism.
      *
-     * @param maxParallelism the number of key groups; keep it the same for the life of the job's checkpoints
+     * @param maxParallelism the number of key groups; keep it the same for the life of the job's
+     *     checkpoints
      * @return this pipeline
      */
     public Pipeline maxParallelism(int maxParallelism) {
@@ -289,7 +291,8 @@ public final class Pipeline {
      * Adds a source called {@code name}; each name must be unique in the pipeline.
      *
      * @param <T> the type of the records the source emits
-     * @param name the source's name, unique in the pipeline; it keys the source's state in checkpoints
+     * @param name the source's name, unique in the pipeline; it keys the source's state in
+     *     checkpoints
      * @param source the source to read
      * @return the stream of the source's records, without timestamps
      * @throws IllegalArgumentException if {@code name} is not allowed or already used
@@ -316,7 +319,8 @@ public final class Pipeline {
      * own.
      *
      * @param <T> the type of the records the source emits
-     * @param name the source's name, unique in the pipeline; it keys the source's state in checkpoints
+     * @param name the source's name, unique in the pipeline; it keys the source's state in
+     *     checkpoints
      * @param source the source to read
      * @param watermarks the timestamp assigner and watermark generator applied per split
      * @return the stream of the source's records, with timestamps and watermarks
@@ -440,7 +444,8 @@ public final class Pipeline {
      * Builds the job and starts it on Weir's in-process runtime; returns at once.
      *
      * @return a handle to wait for, cancel or checkpoint the job
-     * @throws IllegalStateException if the guarantee is below {@link #requireGuarantee} or settings conflict
+     * @throws IllegalStateException if the guarantee is below {@link #requireGuarantee} or settings
+     *     conflict
      * @throws IllegalArgumentException if a parallelism is above {@link #maxParallelism}
      */
     public JobHandle start() {
@@ -453,7 +458,8 @@ public final class Pipeline {
      *
      * @param runner the runtime to run the job on
      * @return a handle to wait for, cancel or checkpoint the job
-     * @throws IllegalStateException if the guarantee is below {@link #requireGuarantee} or settings conflict
+     * @throws IllegalStateException if the guarantee is below {@link #requireGuarantee} or settings
+     *     conflict
      * @throws IllegalArgumentException if a parallelism is above {@link #maxParallelism}
      */
     public JobHandle start(Runner runner) {
@@ -524,7 +530,8 @@ public final class Pipeline {
      * Runs the job to completion on Weir's in-process runtime.
      *
      * @return what the job reports once it has finished its input or stopped with a savepoint
-     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps running
+     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps
+     *     running
      * @throws JobFailedException if the job failed; its cause is the root cause
      */
     public JobResult run() throws InterruptedException {
@@ -537,7 +544,8 @@ public final class Pipeline {
      * @param runner the runtime to run the job on
      * @return what the job reports once it has finished its input or stopped with a savepoint
      * @throws JobFailedException if the job failed; its cause is the root cause
-     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps running
+     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps
+     *     running
      */
     public JobResult run(Runner runner) throws InterruptedException {
         return start(runner).await();

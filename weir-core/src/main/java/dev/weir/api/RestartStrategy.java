@@ -43,7 +43,8 @@ public sealed interface RestartStrategy
      * @param max the largest delay before jitter; at least {@code initial}
      * @param multiplier growth of the delay per consecutive failure; at least 1
      * @param jitter relative random variation of each delay, 0 to 1 (0.1 is ±10%)
-     * @param resetAfter time without a failure after which the delay starts from {@code initial} again
+     * @param resetAfter time without a failure after which the delay starts from {@code initial}
+     *     again
      * @param maxAttempts restarts allowed in the life of the job (0: none)
      * @return the strategy
      * @throws IllegalArgumentException if a value is out of range

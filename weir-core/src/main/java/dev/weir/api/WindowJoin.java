@@ -58,8 +58,10 @@ public final class WindowJoin<K, L, R> {
      * Joins with {@code function}; window contents are stored with {@link Codecs#auto()}.
      *
      * @param <O> the type of the joined records
-     * @param name the join step's name, unique in the pipeline; it keys the window contents in checkpoints
-     * @param function called once per left and right pair of a fired window, on the join task's thread
+     * @param name the join step's name, unique in the pipeline; it keys the window contents in
+     *     checkpoints
+     * @param function called once per left and right pair of a fired window, on the join task's
+     *     thread
      * @return the stream of the records {@code function} emits
      * @throws IllegalArgumentException if {@code name} is not allowed or already used
      */
@@ -71,8 +73,10 @@ public final class WindowJoin<K, L, R> {
      * Joins with {@code function}, storing window contents with the two codecs.
      *
      * @param <O> the type of the joined records
-     * @param name the join step's name, unique in the pipeline; it keys the window contents in checkpoints
-     * @param function called once per left and right pair of a fired window, on the join task's thread
+     * @param name the join step's name, unique in the pipeline; it keys the window contents in
+     *     checkpoints
+     * @param function called once per left and right pair of a fired window, on the join task's
+     *     thread
      * @param leftCodec encodes left records kept in a window, for checkpoints
      * @param rightCodec encodes right records kept in a window, for checkpoints
      * @return the stream of the records {@code function} emits

@@ -62,9 +62,11 @@ public final class WindowedStream<K, T> {
      * Keeps each event-time window for {@code lateness} after it fired: a record arriving in that
      * time fires it again with an updated result. Default zero.
      *
-     * @param lateness how long after its end (by the watermark) a window still takes records; not negative
+     * @param lateness how long after its end (by the watermark) a window still takes records; not
+     *     negative
      * @return a windowed stream with this lateness; this one is unchanged
-     * @throws IllegalArgumentException if {@code lateness} is negative, or positive for processing-time windows
+     * @throws IllegalArgumentException if {@code lateness} is negative, or positive for
+     *     processing-time windows
      */
     public WindowedStream<K, T> allowedLateness(Duration lateness) {
         long millis = Objects.requireNonNull(lateness, "lateness").toMillis();

@@ -91,7 +91,8 @@ public interface Codec<T> extends Serializable {
     /**
      * Decodes a value from a byte array made by {@link #toBytes}.
      *
-     * @param bytes bytes made by {@link #toBytes} of this codec or one it {@linkplain #canRead can read}
+     * @param bytes bytes made by {@link #toBytes} of this codec or one it {@linkplain #canRead can
+     *     read}
      * @return the decoded value
      * @throws java.io.UncheckedIOException if {@link #decode} throws an {@code IOException}
      */

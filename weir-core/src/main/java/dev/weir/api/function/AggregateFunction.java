@@ -31,7 +31,7 @@ public interface AggregateFunction<T, A, R> extends Serializable {
      * @param value the record to add
      * @param accumulator the window's accumulator so far; do not change it
      * @return a new accumulator with {@code value} added
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     A add(T value, A accumulator) throws Exception;
 
@@ -40,7 +40,7 @@ public interface AggregateFunction<T, A, R> extends Serializable {
      *
      * @param accumulator the window's accumulator when it fires
      * @return the window's result, passed on to the window function
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     R getResult(A accumulator) throws Exception;
 
@@ -51,7 +51,7 @@ public interface AggregateFunction<T, A, R> extends Serializable {
      * @param a the accumulator of one window
      * @param b the accumulator of the other window
      * @return a new accumulator with the contents of both
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     default A merge(A a, A b) throws Exception {
         throw new UnsupportedOperationException(

@@ -19,7 +19,7 @@ public interface FilterFunction<T> extends Serializable {
      *
      * @param value the record to decide on
      * @return true to keep the record, false to drop it
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     boolean test(T value) throws Exception;
 }

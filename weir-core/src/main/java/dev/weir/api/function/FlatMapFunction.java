@@ -24,7 +24,7 @@ public interface FlatMapFunction<T, R> extends Serializable {
      *
      * @param value the input record
      * @param out where to emit; valid only during this call
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     void flatMap(T value, Collector<R> out) throws Exception;
 }

@@ -20,7 +20,7 @@ public interface KeySelector<T, K> extends Serializable {
      *
      * @param value the record
      * @return its key; not null
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     K getKey(T value) throws Exception;
 }

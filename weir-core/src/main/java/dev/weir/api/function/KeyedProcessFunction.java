@@ -40,7 +40,7 @@ public interface KeyedProcessFunction<K, T, R> extends Serializable {
      * Declares the state this function uses; called once before the first record.
      *
      * @param context declares state and tells which subtask this is; valid only during this call
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     default void open(OpenContext context) throws Exception {}
 
@@ -48,9 +48,10 @@ public interface KeyedProcessFunction<K, T, R> extends Serializable {
      * Processes {@code value}; emits results into {@code out}.
      *
      * @param value the record
-     * @param context the record's key, timestamp, timers and side outputs; valid only during this call
+     * @param context the record's key, timestamp, timers and side outputs; valid only during this
+     *     call
      * @param out where to emit; valid only during this call
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     void process(T value, Context<K, R> context, Collector<R> out) throws Exception;
 
@@ -59,9 +60,10 @@ public interface KeyedProcessFunction<K, T, R> extends Serializable {
      * emitted here carry {@code timestamp} as their timestamp.
      *
      * @param timestamp the time the timer was registered for, in milliseconds of its time domain
-     * @param context the timer's key, time domain, timers and side outputs; valid only during this call
+     * @param context the timer's key, time domain, timers and side outputs; valid only during this
+     *     call
      * @param out where to emit; valid only during this call
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     default void onTimer(long timestamp, OnTimerContext<K, R> context, Collector<R> out)
             throws Exception {}
@@ -72,7 +74,7 @@ public interface KeyedProcessFunction<K, T, R> extends Serializable {
      *
      * @param context visits the keys and emits side outputs; valid only during this call
      * @param out where to emit; valid only during this call
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     default void onEndOfInput(EndOfInputContext<K, R> context, Collector<R> out) throws Exception {}
 
@@ -186,7 +188,7 @@ public interface KeyedProcessFunction<K, T, R> extends Serializable {
          * Visits {@code key}; its state is in scope.
          *
          * @param key a key that has state in this subtask
-         * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+         * @throws Exception to fail the task; the restart strategy decides what follows
          */
         void accept(K key) throws Exception;
     }

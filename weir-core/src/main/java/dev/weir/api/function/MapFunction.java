@@ -22,7 +22,7 @@ public interface MapFunction<T, R> extends Serializable {
      *
      * @param value the input record
      * @return the output record; not null
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     R map(T value) throws Exception;
 }

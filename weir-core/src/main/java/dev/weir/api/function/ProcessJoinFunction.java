@@ -23,7 +23,7 @@ public interface ProcessJoinFunction<L, R, O> extends Serializable {
      * @param right the right record; its time is within the interval of the left record's
      * @param context the two timestamps and side outputs; valid only during this call
      * @param out where to emit; valid only during this call
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     void process(L left, R right, Context context, Collector<O> out) throws Exception;
 

@@ -23,9 +23,10 @@ public interface ProcessWindowFunction<K, T, R> extends Serializable {
      *
      * @param key the window's key
      * @param context the window, both clocks and side outputs; valid only during this call
-     * @param elements the window's records in arrival order, or the one aggregated value; valid only during this call
+     * @param elements the window's records in arrival order, or the one aggregated value; valid
+     *     only during this call
      * @param out where to emit; valid only during this call
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     void process(K key, Context context, Iterable<T> elements, Collector<R> out) throws Exception;
 
@@ -41,8 +42,8 @@ public interface ProcessWindowFunction<K, T, R> extends Serializable {
         /**
          * The watermark at the window's operator.
          *
-         * @return milliseconds since the epoch; {@link Long#MIN_VALUE} before the first watermark, {@link
-         *     Long#MAX_VALUE} once the input has ended
+         * @return milliseconds since the epoch; {@link Long#MIN_VALUE} before the first watermark,
+         *     {@link Long#MAX_VALUE} once the input has ended
          */
         long currentWatermark();
 

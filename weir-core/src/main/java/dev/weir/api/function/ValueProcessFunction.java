@@ -7,8 +7,8 @@ import java.io.Serializable;
  * The short form of a keyed process function with a single {@link ValueState}: {@code (key, value,
  * state, out) -> ...}.
  *
- * <p>Called on the task's thread of the step, once per record, as {@link KeyedProcessFunction#process}
- * is; an exception fails the task.
+ * <p>Called on the task's thread of the step, once per record, as {@link
+ * KeyedProcessFunction#process} is; an exception fails the task.
  *
  * @param <K> key type
  * @param <T> input type
@@ -24,7 +24,7 @@ public interface ValueProcessFunction<K, T, S, R> extends Serializable {
      * @param value the record
      * @param state the key's state; null value until first updated
      * @param out where to emit; valid only during this call
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     void process(K key, T value, ValueState<S> state, Collector<R> out) throws Exception;
 }

@@ -7,8 +7,7 @@ import java.io.Serializable;
  * Joins a pair of records of the same key and window ({@code KeyedStream.windowJoin}): called for
  * each left and right record of a window of a key when the window fires.
  *
- * <p>Called on the task's thread of the join step, one call at a time; an exception fails the
- * task.
+ * <p>Called on the task's thread of the join step, one call at a time; an exception fails the task.
  *
  * @param <K> key type
  * @param <L> left record type
@@ -25,7 +24,7 @@ public interface WindowJoinFunction<K, L, R, O> extends Serializable {
      * @param left a left record of the window
      * @param right a right record of the window
      * @param out where to emit; valid only during this call
-     * @throws Exception to fail the task; the job then restarts or fails as its restart strategy says
+     * @throws Exception to fail the task; the restart strategy decides what follows
      */
     void join(K key, TimeWindow window, L left, R right, Collector<O> out) throws Exception;
 }

@@ -15,7 +15,8 @@ public final class Faults {
      * (a task failure, which the job's restart strategy handles).
      *
      * @param point where to fail
-     * @param count which arrival fails, from 1; only that one, and a count below 1 never fails. Arming the same point again replaces it
+     * @param count which arrival fails, from 1; only that one, and a count below 1 never fails.
+     *     Arming the same point again replaces it
      */
     public static void throwAt(FaultPoint point, long count) {
         FaultPoints.throwAt(point, count);

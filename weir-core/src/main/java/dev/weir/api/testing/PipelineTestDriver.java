@@ -119,7 +119,8 @@ public final class PipelineTestDriver implements AutoCloseable {
      * test's thread.
      *
      * @param name the pipeline's name (letters, digits, '-', '_', '.')
-     * @param checkpointDirectory where checkpoints go; a fresh directory, not shared with another driver
+     * @param checkpointDirectory where checkpoints go; a fresh directory, not shared with another
+     *     driver
      * @return a driver with an empty pipeline, not started
      * @throws IllegalArgumentException if {@code name} is not allowed
      */
@@ -157,7 +158,8 @@ public final class PipelineTestDriver implements AutoCloseable {
      *
      * @param <T> the type of the records fed
      * @param name the source's name, unique in the pipeline; {@code name + ".values"} is taken too
-     * @return the input, to feed records into and to build the pipeline on with {@link TestInput#stream()}
+     * @return the input, to feed records into and to build the pipeline on with {@link
+     *     TestInput#stream()}
      * @throws IllegalStateException if the driver was started
      */
     public <T> TestInput<T> input(String name) {
@@ -173,7 +175,8 @@ public final class PipelineTestDriver implements AutoCloseable {
      * @param <T> the type of the records fed
      * @param name the source's name, unique in the pipeline; {@code name + ".values"} is taken too
      * @param maxOutOfOrderness how far the watermark trails the largest fed timestamp; not negative
-     * @return the input, to feed records into and to build the pipeline on with {@link TestInput#stream()}
+     * @return the input, to feed records into and to build the pipeline on with {@link
+     *     TestInput#stream()}
      * @throws IllegalArgumentException if {@code maxOutOfOrderness} is negative
      * @throws IllegalStateException if the driver was started
      */

@@ -102,7 +102,8 @@ public final class TestInput<T> {
      * Feeds {@code value} with the event time {@code timestampMillis}, which may raise the
      * watermark (see the class comment). Called by the test's thread.
      *
-     * @param timestampMillis the record's event time in milliseconds since the epoch; not {@link Long#MIN_VALUE}
+     * @param timestampMillis the record's event time in milliseconds since the epoch; not {@link
+     *     Long#MIN_VALUE}
      * @param value the record; not null
      * @return this input
      * @throws IllegalArgumentException if {@code timestampMillis} is {@link Long#MIN_VALUE}

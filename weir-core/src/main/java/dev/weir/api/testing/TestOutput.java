@@ -74,7 +74,8 @@ public final class TestOutput<T> {
     /**
      * How many transactions are prepared but not committed nor aborted. Any thread.
      *
-     * @return the number of transactions prepared at a barrier and still waiting for their checkpoint
+     * @return the number of transactions prepared at a barrier and still waiting for their
+     *     checkpoint
      */
     public int preparedTransactions() {
         synchronized (lock) {

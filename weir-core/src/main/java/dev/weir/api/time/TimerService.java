@@ -26,14 +26,16 @@ public interface TimerService {
     /**
      * Calls {@code onTimer} for the current key once the watermark reaches {@code time}.
      *
-     * @param time event time in milliseconds since the epoch; a time at or behind the watermark fires when the next watermark arrives
+     * @param time event time in milliseconds since the epoch; a time at or behind the watermark
+     *     fires when the next watermark arrives
      */
     void registerEventTimeTimer(long time);
 
     /**
      * Calls {@code onTimer} for the current key once the wall clock reaches {@code time}.
      *
-     * @param time processing time in milliseconds since the epoch; a time already past fires soon, after this call returns
+     * @param time processing time in milliseconds since the epoch; a time already past fires soon,
+     *     after this call returns
      */
     void registerProcessingTimeTimer(long time);
 

@@ -20,8 +20,8 @@ public final class WatermarkStrategy<T> implements Serializable {
     private static final long serialVersionUID = 1L;
 
     /**
-     * Makes one generator per subtask (per split when the strategy is given to a source), each
-     * time the subtask starts, so also after a restore.
+     * Makes one generator per subtask (per split when the strategy is given to a source), each time
+     * the subtask starts, so also after a restore.
      *
      * @param <T> record type
      */
@@ -37,8 +37,10 @@ public final class WatermarkStrategy<T> implements Serializable {
 
     /** Makes the watermark generators. */
     private final GeneratorFactory<T> generators;
+
     /** Reads event time from records; null if none was set. */
     private final TimestampAssigner<T> assigner;
+
     /** Idleness timeout in milliseconds; 0 for never idle. */
     private final long idleTimeoutMillis;
 
@@ -106,7 +108,8 @@ public final class WatermarkStrategy<T> implements Serializable {
      * the whole job. Its next record makes it active again, with the watermark it had; records it
      * then sends may be late for windows that fired meanwhile.
      *
-     * @param timeout processing time without records after which a subtask or split is idle; at least 1 ms
+     * @param timeout processing time without records after which a subtask or split is idle; at
+     *     least 1 ms
      * @return a new strategy; this one is unchanged
      * @throws IllegalArgumentException if {@code timeout} is under 1 ms
      */

@@ -38,12 +38,16 @@ public final class WindowAssigner implements Serializable {
 
     /** The shape of the windows. */
     private final Kind kind;
+
     /** Event time or processing time. */
     private final TimeDomain domain;
+
     /** Window length in milliseconds; the gap for sessions. */
     private final long sizeMillis;
+
     /** Time between window starts in milliseconds; 0 for sessions. */
     private final long slideMillis;
+
     /** Shift of the window starts in milliseconds. */
     private final long offsetMillis;
 
@@ -71,9 +75,11 @@ public final class WindowAssigner implements Serializable {
      * Event-time tumbling windows of {@code size} starting at multiples of size plus offset.
      *
      * @param size the length of each window; at least 1 ms
-     * @param offset shift of the window starts; shorter than {@code size}, may be negative (such as a time zone's offset)
+     * @param offset shift of the window starts; shorter than {@code size}, may be negative (such as
+     *     a time zone's offset)
      * @return the assigner
-     * @throws IllegalArgumentException if {@code size} is under 1 ms or {@code offset} is not shorter than it
+     * @throws IllegalArgumentException if {@code size} is under 1 ms or {@code offset} is not
+     *     shorter than it
      */
     public static WindowAssigner tumbling(Duration size, Duration offset) {
         long sizeMillis = positive("size", size);
@@ -91,7 +97,8 @@ public final class WindowAssigner implements Serializable {
      * @param size the length of each window; at least 1 ms
      * @param slide the time between window starts; at least 1 ms and at most {@code size}
      * @return the assigner
-     * @throws IllegalArgumentException if {@code size} or {@code slide} is under 1 ms, or {@code slide} is longer than {@code size}
+     * @throws IllegalArgumentException if {@code size} or {@code slide} is under 1 ms, or {@code
+     *     slide} is longer than {@code size}
      */
     public static WindowAssigner sliding(Duration size, Duration slide) {
         long sizeMillis = positive("size", size);
@@ -187,8 +194,10 @@ public final class WindowAssigner implements Serializable {
      * The windows a record with {@code timestamp} belongs to, earliest first (for sessions, the
      * record's own window {@code [timestamp, timestamp + gap)}, before merging).
      *
-     * @param timestamp the record's event time or, in processing time, the clock now; milliseconds since the epoch
-     * @return one window for tumbling and sessions, about size/slide windows for sliding; never empty
+     * @param timestamp the record's event time or, in processing time, the clock now; milliseconds
+     *     since the epoch
+     * @return one window for tumbling and sessions, about size/slide windows for sliding; never
+     *     empty
      */
     public List<TimeWindow> assignWindows(long timestamp) {
         switch (kind) {
