@@ -86,7 +86,7 @@ public interface JobHandle {
     /**
      * Figures of the completed checkpoints, oldest first (the last 1000).
      *
-     * @return a copy; later checkpoints do not change it
+     * @return a copy; later checkpoints do not change it. Empty on a runner that keeps no figures
      */
     List<CheckpointStats> checkpointStats();
 
