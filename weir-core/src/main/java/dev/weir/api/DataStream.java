@@ -28,7 +28,14 @@ public class DataStream<T> {
         this.step = step;
     }
 
-    /** Sets the number of subtasks of the step that produced this stream. */
+    /**
+     * Sets the number of subtasks of the step that produced this stream.
+     *
+     * @param parallelism subtasks, at least 1 and at most {@link Pipeline#maxParallelism}
+     * @return this stream
+     * @throws IllegalArgumentException if {@code parallelism} is below 1, or this stream is a union
+     *     or side output
+     */
     public DataStream<T> parallelism(int parallelism) {
         if (step.isVirtual()) {
             throw new IllegalArgumentException(
@@ -42,7 +49,13 @@ public class DataStream<T> {
         return this;
     }
 
-    /** Renames the step that produced this stream (names must be unique in the pipeline). */
+    /**
+     * Renames the step that produced this stream (names must be unique in the pipeline).
+     *
+     * @param name the new name, unique in the pipeline; it keys the step's state in checkpoints
+     * @return this stream
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
+     */
     public DataStream<T> name(String name) {
         step.name = pipeline.claimName(name);
         return this;
@@ -52,6 +65,9 @@ public class DataStream<T> {
      * Declares that the step that produced this stream may block its thread for long (a call to a
      * remote service, a throttle): its subtasks then run on threads of their own, so they never
      * hold up other steps or a checkpoint barrier behind them. Steps that only compute need not.
+     *
+     * @return this stream
+     * @throws IllegalArgumentException if the step is a source, union or side output
      */
     public DataStream<T> blocking() {
         if (step.isVirtual() || step.kind == StepBuilder.Kind.SOURCE) {
@@ -63,19 +79,36 @@ public class DataStream<T> {
         return this;
     }
 
-    /** Applies {@code function} to each record. */
+    /**
+     * Applies {@code function} to each record.
+     *
+     * @param <R> the type of the results
+     * @param function called once per record on the step's task thread
+     * @return the stream of results, one per record
+     */
     public <R> DataStream<R> map(MapFunction<? super T, ? extends R> function) {
         Objects.requireNonNull(function, "function");
         return forward("map", StepBuilder.Kind.MAP, function);
     }
 
-    /** Keeps the records for which {@code function} returns true. */
+    /**
+     * Keeps the records for which {@code function} returns true.
+     *
+     * @param function called once per record on the step's task thread
+     * @return the stream of the records kept
+     */
     public DataStream<T> filter(FilterFunction<? super T> function) {
         Objects.requireNonNull(function, "function");
         return forward("filter", StepBuilder.Kind.FILTER, function);
     }
 
-    /** Replaces each record by the zero or more records {@code function} emits. */
+    /**
+     * Replaces each record by the zero or more records {@code function} emits.
+     *
+     * @param <R> the type of the records emitted
+     * @param function called once per record on the step's task thread
+     * @return the stream of the records emitted
+     */
     public <R> DataStream<R> flatMap(FlatMapFunction<? super T, R> function) {
         Objects.requireNonNull(function, "function");
         return forward("flatMap", StepBuilder.Kind.FLAT_MAP, function);
@@ -88,6 +121,9 @@ public class DataStream<T> {
      * timestamps ({@code Context.timestamp()} in a keyed process function) and fire event-time
      * timers by the watermark; the edges of the pipeline then carry a timestamp column. Watermarks
      * from before this step are replaced by its own.
+     *
+     * @param strategy the timestamp assigner and watermark generator
+     * @return the same records, with timestamps and this step's watermarks
      */
     public DataStream<T> assignTimestampsAndWatermarks(WatermarkStrategy<T> strategy) {
         Objects.requireNonNull(strategy, "strategy");
@@ -97,6 +133,10 @@ public class DataStream<T> {
     /**
      * Partitions the stream by key: records with equal keys go to the same subtask of the next
      * step, and that step can keep state per key.
+     *
+     * @param <K> the type of the key; it needs a consistent {@code equals} and {@code hashCode}
+     * @param keySelector extracts the key; must return the same key for the same record every time
+     * @return the keyed stream, for a keyed step to follow
      */
     public <K> KeyedStream<K, T> keyBy(KeySelector<? super T, K> keySelector) {
         Objects.requireNonNull(keySelector, "keySelector");
@@ -106,6 +146,11 @@ public class DataStream<T> {
     /**
      * The side output {@code tag} of the step that produced this stream (a keyed process function
      * emits into it with {@code context.output(tag, value)}).
+     *
+     * @param <X> the type of the side output's records
+     * @param tag the side output to read
+     * @return the stream of records the step emitted into {@code tag}
+     * @throws IllegalArgumentException if the step is not a keyed process step
      */
     public <X> DataStream<X> sideOutput(OutputTag<X> tag) {
         Objects.requireNonNull(tag, "tag");
@@ -127,7 +172,13 @@ public class DataStream<T> {
         return new DataStream<>(pipeline, side);
     }
 
-    /** Merges this stream with {@code others} of the same type. */
+    /**
+     * Merges this stream with {@code others} of the same type.
+     *
+     * @param others the streams to merge in; from the same pipeline
+     * @return the merged stream; records of different inputs come in no set order
+     * @throws IllegalArgumentException if a stream belongs to another pipeline
+     */
     @SafeVarargs
     public final DataStream<T> union(DataStream<T>... others) {
         List<StepBuilder> inputs = new ArrayList<>();
@@ -152,6 +203,11 @@ public class DataStream<T> {
     /**
      * Writes every record to {@code sink}, which is called {@code name}; runs at this stream's
      * parallelism unless changed on the returned handle.
+     *
+     * @param name the sink's name, unique in the pipeline; it keys the sink's state in checkpoints
+     * @param sink the sink to write to
+     * @return a handle to change the sink step
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
      */
     public SinkHandle sink(String name, Sink<? super T> sink) {
         Objects.requireNonNull(sink, "sink");
@@ -190,7 +246,13 @@ public class DataStream<T> {
             this.step = step;
         }
 
-        /** Sets the number of sink subtasks. */
+        /**
+         * Sets the number of sink subtasks.
+         *
+         * @param parallelism sink subtasks, at least 1 and at most {@link Pipeline#maxParallelism}
+         * @return this handle
+         * @throws IllegalArgumentException if {@code parallelism} is below 1
+         */
         public SinkHandle parallelism(int parallelism) {
             if (parallelism < 1) {
                 throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);

@@ -12,12 +12,22 @@ public enum Guarantee {
     /** Each record affects the committed result exactly once, even across failures. */
     EXACTLY_ONCE;
 
-    /** Returns the weaker of this and {@code other}. */
+    /**
+     * Returns the weaker of this and {@code other}.
+     *
+     * @param other the guarantee to compare with
+     * @return the weaker one; this one if both are the same
+     */
     public Guarantee min(Guarantee other) {
         return compareTo(other) <= 0 ? this : other;
     }
 
-    /** Returns true if this is at least as strong as {@code required}. */
+    /**
+     * Returns true if this is at least as strong as {@code required}.
+     *
+     * @param required the guarantee needed
+     * @return true if this guarantee is the same or stronger
+     */
     public boolean satisfies(Guarantee required) {
         return compareTo(required) >= 0;
     }

@@ -20,7 +20,11 @@ public record GuaranteeReport(Guarantee guarantee, List<Component> components) {
      */
     public record Component(String name, Guarantee guarantee, String reason, String fix) {}
 
-    /** The first component whose guarantee equals the end-to-end one, or null if exactly-once. */
+    /**
+     * The first component whose guarantee equals the end-to-end one, or null if exactly-once.
+     *
+     * @return the limiting component, or null if the pipeline is exactly-once
+     */
     public Component limitedBy() {
         if (guarantee == Guarantee.EXACTLY_ONCE) {
             return null;
@@ -36,6 +40,9 @@ public record GuaranteeReport(Guarantee guarantee, List<Component> components) {
     /**
      * The verdict in one line, e.g. {@code end-to-end guarantee: AT_LEAST_ONCE (limited by sink
      * 'console': not transactional or idempotent; use FileSink or a two-phase-commit sink)}.
+     *
+     * @return the guarantee and, if it is not exactly-once, the limiting component, why, and the
+     *     fix
      */
     public String describe() {
         Component limit = limitedBy();

@@ -62,6 +62,13 @@ public final class IntervalJoin<K, L, R> {
     /**
      * Joins a left record at time t with the right records in {@code [t + lower, t + upper]} (both
      * ends included; either may be negative).
+     *
+     * @param lower the earliest right time, relative to the left record's time
+     * @param upper the latest right time, relative to the left record's time; not before {@code
+     *     lower}
+     * @return a join with this interval; this one is unchanged. Without a call the interval is
+     *     {@code [0, 0]}: only equal times meet
+     * @throws IllegalArgumentException if {@code lower} is after {@code upper}
      */
     public IntervalJoin<K, L, R> between(Duration lower, Duration upper) {
         long lo = Objects.requireNonNull(lower, "lower").toMillis();
@@ -73,12 +80,30 @@ public final class IntervalJoin<K, L, R> {
         return new IntervalJoin<>(pipeline, left, leftKey, right, rightKey, lo, up);
     }
 
-    /** Joins with {@code function}; buffered records are stored with {@link Codecs#auto()}. */
+    /**
+     * Joins with {@code function}; buffered records are stored with {@link Codecs#auto()}.
+     *
+     * @param <O> the type of the joined records
+     * @param name the join step's name, unique in the pipeline; it keys the buffers in checkpoints
+     * @param function called once per matching pair, on the join task's thread
+     * @return the stream of the records {@code function} emits
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
+     */
     public <O> DataStream<O> process(String name, ProcessJoinFunction<L, R, O> function) {
         return process(name, function, Codecs.auto(), Codecs.auto());
     }
 
-    /** Joins with {@code function}, storing buffered records with the two codecs. */
+    /**
+     * Joins with {@code function}, storing buffered records with the two codecs.
+     *
+     * @param <O> the type of the joined records
+     * @param name the join step's name, unique in the pipeline; it keys the buffers in checkpoints
+     * @param function called once per matching pair, on the join task's thread
+     * @param leftCodec encodes buffered left records for checkpoints
+     * @param rightCodec encodes buffered right records for checkpoints
+     * @return the stream of the records {@code function} emits
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
+     */
     @SuppressWarnings("unchecked")
     public <O> DataStream<O> process(
             String name,

@@ -15,7 +15,11 @@ import java.util.concurrent.TimeoutException;
  * throws.
  */
 public interface JobHandle {
-    /** The job's name. */
+    /**
+     * The job's name.
+     *
+     * @return the pipeline's name
+     */
     String name();
 
     /**
@@ -24,12 +28,20 @@ public interface JobHandle {
      * @return the result of a job that finished its input
      * @throws JobFailedException if the job failed; {@code getCause()} is the root cause
      * @throws java.util.concurrent.CancellationException if the job was cancelled
+     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps
+     *     running
      */
     JobResult await() throws InterruptedException;
 
     /**
      * Waits at most {@code timeout} for the job to end.
      *
+     * @param timeout the longest time to wait
+     * @return the result of a job that finished its input
+     * @throws JobFailedException if the job failed; {@code getCause()} is the root cause
+     * @throws java.util.concurrent.CancellationException if the job was cancelled
+     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps
+     *     running
      * @throws TimeoutException if it is still running then
      */
     JobResult await(Duration timeout) throws InterruptedException, TimeoutException;
@@ -37,31 +49,52 @@ public interface JobHandle {
     /** Asks the job to stop; {@link #await} then throws a cancellation. Idempotent. */
     void cancel();
 
-    /** True once the job has ended, in any way. */
+    /**
+     * True once the job has ended, in any way.
+     *
+     * @return true if the job finished, failed, was cancelled or stopped with a savepoint
+     */
     boolean isDone();
 
     /**
      * Triggers a checkpoint now; the future completes when it is durable, or fails if it is aborted
      * or checkpointing is off.
+     *
+     * @return the figures of the checkpoint once it is durable
      */
     CompletableFuture<CheckpointStats> triggerCheckpoint();
 
     /**
      * Takes a savepoint into a new sub-directory of {@code directory}; it is never deleted by
      * retention, and a pipeline can start from it with {@link Pipeline#fromSavepoint}.
+     *
+     * @param directory the parent directory; the savepoint gets a new sub-directory of it
+     * @return the figures of the savepoint once it is durable; {@code CheckpointStats} names its
+     *     path
      */
     CompletableFuture<CheckpointStats> triggerSavepoint(Path directory);
 
     /**
      * Takes a savepoint and then stops the job; {@link #await} returns a result whose {@link
      * JobResult#stoppedWithSavepoint()} is the savepoint.
+     *
+     * @param directory the parent directory; the savepoint gets a new sub-directory of it
+     * @return the figures of the savepoint once it is durable; the job stops after that
      */
     CompletableFuture<CheckpointStats> stopWithSavepoint(Path directory);
 
-    /** Figures of the completed checkpoints, oldest first (the last 1000). */
+    /**
+     * Figures of the completed checkpoints, oldest first (the last 1000).
+     *
+     * @return a copy; later checkpoints do not change it. Empty on a runner that keeps no figures
+     */
     List<CheckpointStats> checkpointStats();
 
-    /** How many times the job restarted after a failure so far. */
+    /**
+     * How many times the job restarted after a failure so far.
+     *
+     * @return the number of restarts since the job started
+     */
     int restarts();
 
     /**
@@ -69,6 +102,8 @@ public interface JobHandle {
      * checkpoints, restarts, source lag, sink commits. Reading it costs the job nothing; {@code
      * weir-metrics} binds it to a Micrometer registry. A runner that keeps no figures of its own
      * returns a view with checkpoints and restarts only.
+     *
+     * @return a view that stays current as the job runs
      */
     default JobMetrics metrics() {
         return JobMetrics.of(name(), this::restarts, this::checkpointStats);

@@ -13,7 +13,11 @@ import java.util.Optional;
  * @param savepoint the savepoint it stopped with, or null if it finished its input
  */
 public record JobResult(String jobName, Duration duration, int restarts, Path savepoint) {
-    /** The savepoint of a stop-with-savepoint, if that is how the job ended. */
+    /**
+     * The savepoint of a stop-with-savepoint, if that is how the job ended.
+     *
+     * @return the savepoint's directory, or empty if the job finished its input
+     */
     public Optional<Path> stoppedWithSavepoint() {
         return Optional.ofNullable(savepoint);
     }

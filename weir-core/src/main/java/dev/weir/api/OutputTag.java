@@ -11,9 +11,15 @@ import java.util.Objects;
  *
  * @param <T> record type of the side output
  * @param id the tag's name, unique among the step's side outputs
+ * @serial exclude
  */
 public record OutputTag<T>(String id) implements Serializable {
-    /** Validates the id. */
+    /**
+     * Validates the id.
+     *
+     * @param id the tag's name; not empty
+     * @throws IllegalArgumentException if {@code id} is empty
+     */
     public OutputTag {
         Objects.requireNonNull(id, "id");
         if (id.isEmpty()) {
@@ -21,7 +27,14 @@ public record OutputTag<T>(String id) implements Serializable {
         }
     }
 
-    /** A tag called {@code id}; the type parameter says what the side output carries. */
+    /**
+     * A tag called {@code id}; the type parameter says what the side output carries.
+     *
+     * @param <T> the type of the records the side output carries
+     * @param id the tag's name, unique among the step's side outputs; not empty
+     * @return the tag
+     * @throws IllegalArgumentException if {@code id} is empty
+     */
     public static <T> OutputTag<T> of(String id) {
         return new OutputTag<>(id);
     }

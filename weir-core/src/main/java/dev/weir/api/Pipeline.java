@@ -73,16 +73,33 @@ public final class Pipeline {
         this.name = validName(name, "pipeline");
     }
 
-    /** Starts building a pipeline called {@code name} (letters, digits, '-', '_', '.'). */
+    /**
+     * Starts building a pipeline called {@code name} (letters, digits, '-', '_', '.').
+     *
+     * @param name the pipeline's name; it names the job in logs, metrics and checkpoints
+     * @return a new, empty pipeline
+     * @throws IllegalArgumentException if {@code name} is empty, longer than 100 or has other
+     *     characters
+     */
     public static Pipeline create(String name) {
         return new Pipeline(name);
     }
 
+    /**
+     * The pipeline's name, as given to {@link #create}.
+     *
+     * @return the name
+     */
     public String name() {
         return name;
     }
 
-    /** Default parallelism of every operator that sets none (default 1). */
+    /**
+     * Default parallelism of every operator that sets none (default 1).
+     *
+     * @param parallelism subtasks per operator; at most {@link #maxParallelism}, checked at start
+     * @return this pipeline
+     */
     public Pipeline parallelism(int parallelism) {
         this.parallelism = parallelism;
         return this;
@@ -91,19 +108,33 @@ public final class Pipeline {
     /**
      * Number of key groups (default 128): the most subtasks a keyed operator can ever have,
      * including after restoring a savepoint at a new parallelism.
+     *
+     * @param maxParallelism the number of key groups; keep it the same for the life of the job's
+     *     checkpoints
+     * @return this pipeline
      */
     public Pipeline maxParallelism(int maxParallelism) {
         this.maxParallelism = maxParallelism;
         return this;
     }
 
-    /** Records per batch sent between tasks (default 1024). */
+    /**
+     * Records per batch sent between tasks (default 1024).
+     *
+     * @param batchSize records per batch
+     * @return this pipeline
+     */
     public Pipeline batchSize(int batchSize) {
         this.batchSize = batchSize;
         return this;
     }
 
-    /** Batches one channel holds before its producer is held back (default 64). */
+    /**
+     * Batches one channel holds before its producer is held back (default 64).
+     *
+     * @param channelCapacityBatches batches per channel
+     * @return this pipeline
+     */
     public Pipeline channelCapacityBatches(int channelCapacityBatches) {
         this.channelCapacityBatches = channelCapacityBatches;
         return this;
@@ -113,6 +144,9 @@ public final class Pipeline {
      * Estimated bytes of records one channel holds before its producer is held back. By default (0)
      * a quarter of the maximum heap is shared by all of the job's channels, so a slow step holds
      * back fast ones before records fill the heap, whatever their size.
+     *
+     * @param bytes estimated bytes per channel, or 0 for the heap-based default
+     * @return this pipeline
      */
     public Pipeline channelCapacityBytes(long bytes) {
         this.channelCapacityBytes = bytes;
@@ -123,19 +157,32 @@ public final class Pipeline {
      * How often steps that assign timestamps ({@link DataStream#assignTimestampsAndWatermarks}) ask
      * their watermark generator for a watermark (default 200 ms; zero: only when the generator
      * emits on its own, and at the end of input).
+     *
+     * @param interval time between watermark requests; zero turns periodic requests off
+     * @return this pipeline
      */
     public Pipeline autoWatermarkInterval(Duration interval) {
         this.autoWatermarkMillis = interval.toMillis();
         return this;
     }
 
-    /** Worker threads that run the tasks (default: the number of cores). */
+    /**
+     * Worker threads that run the tasks (default: the number of cores).
+     *
+     * @param workerThreads size of the job's worker pool
+     * @return this pipeline
+     */
     public Pipeline workerThreads(int workerThreads) {
         this.workerThreads = workerThreads;
         return this;
     }
 
-    /** Takes checkpoints as {@code config} says (default: none). */
+    /**
+     * Takes checkpoints as {@code config} says (default: none).
+     *
+     * @param config the checkpoint settings, such as {@code CheckpointConfig.exactlyOnce(...)}
+     * @return this pipeline
+     */
     public Pipeline checkpointing(CheckpointConfig config) {
         this.checkpoints = Objects.requireNonNull(config, "config");
         return this;
@@ -144,19 +191,32 @@ public final class Pipeline {
     /**
      * What to do when a task fails (default: with checkpointing, up to 10 restarts 100 ms apart;
      * without, fail at once).
+     *
+     * @param strategy how often and how soon to restart
+     * @return this pipeline
      */
     public Pipeline restartStrategy(RestartStrategy strategy) {
         this.restartStrategy = Objects.requireNonNull(strategy, "strategy");
         return this;
     }
 
-    /** Hears checkpoints, failures and restores. */
+    /**
+     * Hears checkpoints, failures and restores.
+     *
+     * @param listener called on the job's own threads; keep it quick and do not block
+     * @return this pipeline
+     */
     public Pipeline listener(JobListener listener) {
         this.listener = Objects.requireNonNull(listener, "listener");
         return this;
     }
 
-    /** Starts from a savepoint or checkpoint directory instead of {@code resume}. */
+    /**
+     * Starts from a savepoint or checkpoint directory instead of {@code resume}.
+     *
+     * @param savepoint the directory of the savepoint or checkpoint to restore
+     * @return this pipeline
+     */
     public Pipeline fromSavepoint(Path savepoint) {
         this.fromSavepoint = Objects.requireNonNull(savepoint, "savepoint");
         return this;
@@ -165,6 +225,9 @@ public final class Pipeline {
     /**
      * Lets a restore drop state of operators or sources the pipeline no longer has, instead of
      * refusing to start (default false).
+     *
+     * @param allow true to drop state that matches no source or operator
+     * @return this pipeline
      */
     public Pipeline allowNonRestoredState(boolean allow) {
         this.allowNonRestoredState = allow;
@@ -177,6 +240,9 @@ public final class Pipeline {
      * checkpoint files, which makes recovery with large state much faster. Costs the memory of
      * those copies (arrays of references, and values replaced since the newest complete
      * checkpoint). Restores in a new process always read the files.
+     *
+     * @param enabled false to always read the checkpoint files on restore
+     * @return this pipeline
      */
     public Pipeline localRecovery(boolean enabled) {
         this.localRecovery = enabled;
@@ -186,6 +252,9 @@ public final class Pipeline {
     /**
      * Where keyed steps keep their state (default {@link StateBackends#heap()}). A checkpoint can
      * only be restored by the backend that wrote it.
+     *
+     * @param backend makes the keyed state store of each keyed subtask
+     * @return this pipeline
      */
     public Pipeline stateBackend(KeyedStateBackendFactory backend) {
         this.stateBackend = Objects.requireNonNull(backend, "backend");
@@ -198,19 +267,36 @@ public final class Pipeline {
      * Tasks read it on their worker threads between steps, so it must be thread-safe; a test passes
      * a clock it moves itself (as {@code PipelineTestDriver} does) to fire timers without waiting.
      * Checkpoint intervals, timeouts and restart delays keep the system's monotonic clock.
+     *
+     * @param clock the processing-time clock; must be thread-safe
+     * @return this pipeline
      */
     public Pipeline processingTimeClock(InstantSource clock) {
         this.processingTimeClock = Objects.requireNonNull(clock, "clock");
         return this;
     }
 
-    /** Seeds the randomness of the runtime (restart jitter) so runs are reproducible. */
+    /**
+     * Seeds the randomness of the runtime (restart jitter) so runs are reproducible.
+     *
+     * @param seed any value; the same seed gives the same restart jitter
+     * @return this pipeline
+     */
     public Pipeline seed(long seed) {
         this.seed = seed;
         return this;
     }
 
-    /** Adds a source called {@code name}; each name must be unique in the pipeline. */
+    /**
+     * Adds a source called {@code name}; each name must be unique in the pipeline.
+     *
+     * @param <T> the type of the records the source emits
+     * @param name the source's name, unique in the pipeline; it keys the source's state in
+     *     checkpoints
+     * @param source the source to read
+     * @return the stream of the source's records, without timestamps
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
+     */
     public <T> DataStream<T> source(String name, Source<T> source) {
         Objects.requireNonNull(source, "source");
         StepBuilder step =
@@ -232,6 +318,12 @@ public final class Pipeline {
      * WatermarkStrategy#withTimestampAssigner}); Weir's sources carry no record timestamps of their
      * own.
      *
+     * @param <T> the type of the records the source emits
+     * @param name the source's name, unique in the pipeline; it keys the source's state in
+     *     checkpoints
+     * @param source the source to read
+     * @param watermarks the timestamp assigner and watermark generator applied per split
+     * @return the stream of the source's records, with timestamps and watermarks
      * @throws IllegalArgumentException if {@code watermarks} has no timestamp assigner
      */
     public <T> DataStream<T> source(
@@ -255,6 +347,9 @@ public final class Pipeline {
     /**
      * Refuses to start unless the end-to-end guarantee is at least {@code guarantee}; the refusal
      * names the limiting component and what to change.
+     *
+     * @param guarantee the least end-to-end guarantee the job must have
+     * @return this pipeline
      */
     public Pipeline requireGuarantee(Guarantee guarantee) {
         this.required = Objects.requireNonNull(guarantee, "guarantee");
@@ -264,6 +359,8 @@ public final class Pipeline {
     /**
      * The end-to-end guarantee: the minimum over every source, the checkpointing mode and every
      * sink, with the component that limits it.
+     *
+     * @return the guarantee and what each source, the checkpointing mode and each sink offers
      */
     public GuaranteeReport guarantee() {
         List<GuaranteeReport.Component> components = new ArrayList<>();
@@ -321,6 +418,8 @@ public final class Pipeline {
     /**
      * Warnings about this pipeline's guarantee, such as a source that cannot replay; also logged
      * when the job starts.
+     *
+     * @return one message per problem, empty if there is none
      */
     public List<String> warnings() {
         List<String> warnings = new ArrayList<>();
@@ -341,7 +440,14 @@ public final class Pipeline {
         return warnings;
     }
 
-    /** Builds the job and starts it on Weir's in-process runtime; returns at once. */
+    /**
+     * Builds the job and starts it on Weir's in-process runtime; returns at once.
+     *
+     * @return a handle to wait for, cancel or checkpoint the job
+     * @throws IllegalStateException if the guarantee is below {@link #requireGuarantee} or settings
+     *     conflict
+     * @throws IllegalArgumentException if a parallelism is above {@link #maxParallelism}
+     */
     public JobHandle start() {
         return start(LocalRunner.INSTANCE);
     }
@@ -349,6 +455,12 @@ public final class Pipeline {
     /**
      * Builds the job and starts it on {@code runner}; returns at once. Refuses a pipeline below
      * {@link #requireGuarantee}, or whose settings cannot work together, naming what to change.
+     *
+     * @param runner the runtime to run the job on
+     * @return a handle to wait for, cancel or checkpoint the job
+     * @throws IllegalStateException if the guarantee is below {@link #requireGuarantee} or settings
+     *     conflict
+     * @throws IllegalArgumentException if a parallelism is above {@link #maxParallelism}
      */
     public JobHandle start(Runner runner) {
         Objects.requireNonNull(runner, "runner");
@@ -373,7 +485,11 @@ public final class Pipeline {
         return runner.start(plan);
     }
 
-    /** The pipeline as built so far, with its settings: what a {@link Runner} runs. */
+    /**
+     * The pipeline as built so far, with its settings: what a {@link Runner} runs.
+     *
+     * @return the steps and settings as they are now
+     */
     public PipelinePlan plan() {
         List<Step> built = new ArrayList<>(steps.size());
         for (StepBuilder step : steps) {
@@ -413,13 +529,24 @@ public final class Pipeline {
     /**
      * Runs the job to completion on Weir's in-process runtime.
      *
+     * @return what the job reports once it has finished its input or stopped with a savepoint
+     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps
+     *     running
      * @throws JobFailedException if the job failed; its cause is the root cause
      */
     public JobResult run() throws InterruptedException {
         return start().await();
     }
 
-    /** Runs the job to completion on {@code runner}. */
+    /**
+     * Runs the job to completion on {@code runner}.
+     *
+     * @param runner the runtime to run the job on
+     * @return what the job reports once it has finished its input or stopped with a savepoint
+     * @throws JobFailedException if the job failed; its cause is the root cause
+     * @throws InterruptedException if this thread is interrupted while waiting; the job keeps
+     *     running
+     */
     public JobResult run(Runner runner) throws InterruptedException {
         return start(runner).await();
     }

@@ -13,12 +13,23 @@ public sealed interface RestartStrategy
                 RestartStrategy.FixedDelay,
                 RestartStrategy.ExponentialBackoff,
                 RestartStrategy.FailureRate {
-    /** Fail the job at the first failure. */
+    /**
+     * Fail the job at the first failure.
+     *
+     * @return a strategy that never restarts
+     */
     static RestartStrategy none() {
         return new NoRestart();
     }
 
-    /** Restart up to {@code maxAttempts} times, waiting {@code delay} before each. */
+    /**
+     * Restart up to {@code maxAttempts} times, waiting {@code delay} before each.
+     *
+     * @param maxAttempts restarts allowed in the life of the job (0: none)
+     * @param delay wait before each restart
+     * @return the strategy
+     * @throws IllegalArgumentException if either is negative
+     */
     static RestartStrategy fixedDelay(int maxAttempts, Duration delay) {
         return new FixedDelay(maxAttempts, delay);
     }
@@ -27,6 +38,16 @@ public sealed interface RestartStrategy
      * Restart with delays {@code initial, initial·multiplier, …} capped at {@code max}, each varied
      * by ±{@code jitter} (0..1); after {@code resetAfter} without failure the delay returns to
      * {@code initial}. At most {@code maxAttempts} restarts in total.
+     *
+     * @param initial the first delay
+     * @param max the largest delay before jitter; at least {@code initial}
+     * @param multiplier growth of the delay per consecutive failure; at least 1
+     * @param jitter relative random variation of each delay, 0 to 1 (0.1 is ±10%)
+     * @param resetAfter time without a failure after which the delay starts from {@code initial}
+     *     again
+     * @param maxAttempts restarts allowed in the life of the job (0: none)
+     * @return the strategy
+     * @throws IllegalArgumentException if a value is out of range
      */
     static RestartStrategy exponentialBackoff(
             Duration initial,
@@ -41,12 +62,22 @@ public sealed interface RestartStrategy
     /**
      * Restart after {@code delay} unless more than {@code maxFailures} failures happened within the
      * last {@code window}.
+     *
+     * @param maxFailures failures tolerated within {@code window}; one more fails the job
+     * @param window the sliding time window over which failures are counted
+     * @param delay wait before each restart
+     * @return the strategy
+     * @throws IllegalArgumentException if {@code maxFailures} or {@code delay} is negative
      */
     static RestartStrategy failureRate(int maxFailures, Duration window, Duration delay) {
         return new FailureRate(maxFailures, window, delay);
     }
 
-    /** The longest delay this strategy can wait before a restart. */
+    /**
+     * The longest delay this strategy can wait before a restart.
+     *
+     * @return the delay, jitter included; zero if the strategy never waits
+     */
     Duration maxDelay();
 
     /** Never restart. */
@@ -64,7 +95,13 @@ public sealed interface RestartStrategy
      * @param delay wait before each restart
      */
     record FixedDelay(int maxAttempts, Duration delay) implements RestartStrategy {
-        /** Validates. */
+        /**
+         * Validates.
+         *
+         * @param maxAttempts restarts allowed in total; not negative
+         * @param delay wait before each restart; not negative
+         * @throws IllegalArgumentException if either is negative
+         */
         public FixedDelay {
             requireNonNegative(maxAttempts, delay);
         }
@@ -93,7 +130,17 @@ public sealed interface RestartStrategy
             Duration resetAfter,
             int maxAttempts)
             implements RestartStrategy {
-        /** Validates. */
+        /**
+         * Validates.
+         *
+         * @param initial first delay
+         * @param max largest delay; at least {@code initial}
+         * @param multiplier growth per consecutive failure; at least 1
+         * @param jitter relative random variation of each delay, 0 to 1
+         * @param resetAfter quiet time after which the delay returns to {@code initial}
+         * @param maxAttempts restarts allowed in total; not negative
+         * @throws IllegalArgumentException if a value is out of range
+         */
         public ExponentialBackoff {
             requireNonNegative(maxAttempts, initial);
             requireNonNegative(0, max);
@@ -119,7 +166,14 @@ public sealed interface RestartStrategy
      */
     record FailureRate(int maxFailures, Duration window, Duration delay)
             implements RestartStrategy {
-        /** Validates. */
+        /**
+         * Validates.
+         *
+         * @param maxFailures failures tolerated within {@code window}; not negative
+         * @param window the sliding window
+         * @param delay wait before each restart; not negative
+         * @throws IllegalArgumentException if {@code maxFailures} or {@code delay} is negative
+         */
         public FailureRate {
             requireNonNegative(maxFailures, delay);
             Objects.requireNonNull(window, "window");

@@ -9,17 +9,31 @@ package dev.weir.api;
 public class UnrecoverableException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** A failure with a message that names its cause and its fix. */
+    /**
+     * A failure with a message that names its cause and its fix.
+     *
+     * @param message what went wrong and what to change
+     */
     public UnrecoverableException(String message) {
         super(message);
     }
 
-    /** A failure with a message that names its cause and its fix, caused by {@code cause}. */
+    /**
+     * A failure with a message that names its cause and its fix, caused by {@code cause}.
+     *
+     * @param message what went wrong and what to change
+     * @param cause the underlying failure
+     */
     public UnrecoverableException(String message, Throwable cause) {
         super(message, cause);
     }
 
-    /** True if {@code failure} or one of its causes is an {@code UnrecoverableException}. */
+    /**
+     * True if {@code failure} or one of its causes is an {@code UnrecoverableException}.
+     *
+     * @param failure a failure, possibly null
+     * @return true if no restart should be tried for it
+     */
     public static boolean isUnrecoverable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof UnrecoverableException) {

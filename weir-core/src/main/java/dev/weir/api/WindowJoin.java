@@ -54,12 +54,34 @@ public final class WindowJoin<K, L, R> {
         this.assigner = Objects.requireNonNull(assigner, "assigner");
     }
 
-    /** Joins with {@code function}; window contents are stored with {@link Codecs#auto()}. */
+    /**
+     * Joins with {@code function}; window contents are stored with {@link Codecs#auto()}.
+     *
+     * @param <O> the type of the joined records
+     * @param name the join step's name, unique in the pipeline; it keys the window contents in
+     *     checkpoints
+     * @param function called once per left and right pair of a fired window, on the join task's
+     *     thread
+     * @return the stream of the records {@code function} emits
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
+     */
     public <O> DataStream<O> apply(String name, WindowJoinFunction<K, L, R, O> function) {
         return apply(name, function, Codecs.auto(), Codecs.auto());
     }
 
-    /** Joins with {@code function}, storing window contents with the two codecs. */
+    /**
+     * Joins with {@code function}, storing window contents with the two codecs.
+     *
+     * @param <O> the type of the joined records
+     * @param name the join step's name, unique in the pipeline; it keys the window contents in
+     *     checkpoints
+     * @param function called once per left and right pair of a fired window, on the join task's
+     *     thread
+     * @param leftCodec encodes left records kept in a window, for checkpoints
+     * @param rightCodec encodes right records kept in a window, for checkpoints
+     * @return the stream of the records {@code function} emits
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
+     */
     @SuppressWarnings("unchecked")
     public <O> DataStream<O> apply(
             String name,

@@ -61,6 +61,12 @@ public final class WindowedStream<K, T> {
     /**
      * Keeps each event-time window for {@code lateness} after it fired: a record arriving in that
      * time fires it again with an updated result. Default zero.
+     *
+     * @param lateness how long after its end (by the watermark) a window still takes records; not
+     *     negative
+     * @return a windowed stream with this lateness; this one is unchanged
+     * @throws IllegalArgumentException if {@code lateness} is negative, or positive for
+     *     processing-time windows
      */
     public WindowedStream<K, T> allowedLateness(Duration lateness) {
         long millis = Objects.requireNonNull(lateness, "lateness").toMillis();
@@ -80,18 +86,36 @@ public final class WindowedStream<K, T> {
      * Sends records too late for all their windows to the side output {@code tag} (read it with
      * {@link DataStream#sideOutput} on the stream a window function returns) instead of dropping
      * them.
+     *
+     * @param tag the side output that gets the late records
+     * @return a windowed stream with this side output; this one is unchanged
      */
     public WindowedStream<K, T> sideOutputLateData(OutputTag<T> tag) {
         return new WindowedStream<>(
                 input, assigner, allowedLatenessMillis, Objects.requireNonNull(tag, "tag"));
     }
 
-    /** Reduces each window's records to one, incrementally; state uses {@link Codecs#auto()}. */
+    /**
+     * Reduces each window's records to one, incrementally; state uses {@link Codecs#auto()}.
+     *
+     * @param name the step's name, unique in the pipeline
+     * @param function combines two records of the same key and window into one
+     * @return the stream of each window's reduced record
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
+     */
     public DataStream<T> reduce(String name, ReduceFunction<T> function) {
         return reduce(name, function, Codecs.auto());
     }
 
-    /** Reduces each window's records to one, incrementally, storing it with {@code codec}. */
+    /**
+     * Reduces each window's records to one, incrementally, storing it with {@code codec}.
+     *
+     * @param name the step's name, unique in the pipeline
+     * @param function combines two records of the same key and window into one
+     * @param codec encodes the reduced record for checkpoints
+     * @return the stream of each window's reduced record
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
+     */
     public DataStream<T> reduce(String name, ReduceFunction<T> function, Codec<T> codec) {
         return reduce(name, function, codec, (key, context, values, out) -> emitAll(values, out));
     }
@@ -99,6 +123,14 @@ public final class WindowedStream<K, T> {
     /**
      * Reduces each window's records to one, incrementally, and hands it to {@code window} with the
      * key and the window when the window fires.
+     *
+     * @param <R> the type of the records {@code window} emits
+     * @param name the step's name, unique in the pipeline
+     * @param function combines two records of the same key and window into one
+     * @param codec encodes the reduced record for checkpoints
+     * @param window gets the reduced record (as its only value) when the window fires
+     * @return the stream of the records {@code window} emits
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
      */
     public <R> DataStream<R> reduce(
             String name,
@@ -111,6 +143,14 @@ public final class WindowedStream<K, T> {
 
     /**
      * Aggregates each window's records incrementally; the accumulator is stored with {@code codec}.
+     *
+     * @param <A> the type of the accumulator
+     * @param <V> the type of the result
+     * @param name the step's name, unique in the pipeline
+     * @param function creates, updates and reads the accumulator of each key and window
+     * @param codec encodes the accumulator for checkpoints
+     * @return the stream of each window's result
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
      */
     public <A, V> DataStream<V> aggregate(
             String name, AggregateFunction<T, A, V> function, Codec<A> codec) {
@@ -121,6 +161,16 @@ public final class WindowedStream<K, T> {
     /**
      * Aggregates each window's records incrementally and hands the result to {@code window} with
      * the key and the window when the window fires.
+     *
+     * @param <A> the type of the accumulator
+     * @param <V> the type of the aggregate's result
+     * @param <R> the type of the records {@code window} emits
+     * @param name the step's name, unique in the pipeline
+     * @param function creates, updates and reads the accumulator of each key and window
+     * @param codec encodes the accumulator for checkpoints
+     * @param window gets the aggregate's result (as its only value) when the window fires
+     * @return the stream of the records {@code window} emits
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
      */
     @SuppressWarnings("unchecked")
     public <A, V, R> DataStream<R> aggregate(
@@ -143,12 +193,27 @@ public final class WindowedStream<K, T> {
      * Keeps each window's records and hands them all to {@code window} when it fires; records are
      * stored with {@link Codecs#auto()}. Prefer {@link #aggregate} where a result can be computed
      * incrementally: it keeps one value per window instead of every record.
+     *
+     * @param <R> the type of the records {@code window} emits
+     * @param name the step's name, unique in the pipeline
+     * @param window gets all records of the window when it fires
+     * @return the stream of the records {@code window} emits
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
      */
     public <R> DataStream<R> process(String name, ProcessWindowFunction<K, T, R> window) {
         return process(name, window, Codecs.auto());
     }
 
-    /** Like {@link #process(String, ProcessWindowFunction)}, storing records with {@code codec}. */
+    /**
+     * Like {@link #process(String, ProcessWindowFunction)}, storing records with {@code codec}.
+     *
+     * @param <R> the type of the records {@code window} emits
+     * @param name the step's name, unique in the pipeline
+     * @param window gets all records of the window when it fires
+     * @param codec encodes each kept record for checkpoints
+     * @return the stream of the records {@code window} emits
+     * @throws IllegalArgumentException if {@code name} is not allowed or already used
+     */
     @SuppressWarnings("unchecked")
     public <R> DataStream<R> process(
             String name, ProcessWindowFunction<K, T, R> window, Codec<T> codec) {

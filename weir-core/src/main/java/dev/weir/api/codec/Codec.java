@@ -30,16 +30,30 @@ import java.io.UncheckedIOException;
  * @param <T> value type
  */
 public interface Codec<T> extends Serializable {
-    /** Writes {@code value} (not null) to {@code out}. */
+    /**
+     * Writes {@code value} (not null) to {@code out}.
+     *
+     * @param value the value to write; not null (only {@link Codecs#auto()} accepts null)
+     * @param out the stream to write to; the codec writes only its own bytes and does not close it
+     * @throws IOException if {@code out} fails
+     */
     void encode(T value, DataOutput out) throws IOException;
 
-    /** Reads one value written by {@link #encode}. */
+    /**
+     * Reads one value written by {@link #encode}.
+     *
+     * @param in the stream positioned at a value; read exactly the bytes {@code encode} wrote
+     * @return the value
+     * @throws IOException if the bytes are damaged or in another format, or {@code in} fails
+     */
     T decode(DataInput in) throws IOException;
 
     /**
      * Names the format this codec writes, recorded in checkpoints beside each state it encodes. The
      * default is the codec's class name; override it with a stable name (and a version) for a codec
      * whose class may be renamed, such as an anonymous class. Built-ins are named {@code weir.*}.
+     *
+     * @return a name that stays the same for as long as the format does
      */
     default String id() {
         return getClass().getName();
@@ -49,12 +63,21 @@ public interface Codec<T> extends Serializable {
      * True if {@link #decode} reads values written by the codec whose {@link #id()} is {@code
      * writtenBy}; by default only its own id. A restore refuses a state written by a codec this one
      * cannot read.
+     *
+     * @param writtenBy the id recorded with the stored state
+     * @return true if {@link #decode} can read what that codec wrote
      */
     default boolean canRead(String writtenBy) {
         return id().equals(writtenBy);
     }
 
-    /** Encodes {@code value} into a new byte array. */
+    /**
+     * Encodes {@code value} into a new byte array.
+     *
+     * @param value the value to encode
+     * @return the encoded bytes
+     * @throws java.io.UncheckedIOException if {@link #encode} throws an {@code IOException}
+     */
     default byte[] toBytes(T value) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
@@ -65,7 +88,14 @@ public interface Codec<T> extends Serializable {
         return bytes.toByteArray();
     }
 
-    /** Decodes a value from a byte array made by {@link #toBytes}. */
+    /**
+     * Decodes a value from a byte array made by {@link #toBytes}.
+     *
+     * @param bytes bytes made by {@link #toBytes} of this codec or one it {@linkplain #canRead can
+     *     read}
+     * @return the decoded value
+     * @throws java.io.UncheckedIOException if {@link #decode} throws an {@code IOException}
+     */
     default T fromBytes(byte[] bytes) {
         try {
             return decode(new DataInputStream(new ByteArrayInputStream(bytes)));

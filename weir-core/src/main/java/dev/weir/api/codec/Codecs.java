@@ -66,6 +66,9 @@ public final class Codecs {
      * Instant, Duration, LocalDate, LocalTime, LocalDateTime, enum constants (by class and name),
      * records whose components it encodes, and Lists, Sets and Maps of such values (decoded as
      * ArrayList, LinkedHashSet and LinkedHashMap). Anything else is refused with the type named.
+     *
+     * @param <T> the value type, as the caller needs it; not checked
+     * @return the shared codec, with id {@code weir.auto}
      */
     @SuppressWarnings("unchecked")
     public static <T> Codec<T> auto() {
@@ -75,6 +78,9 @@ public final class Codecs {
     /**
      * True if {@link #auto()} can encode {@code value} (and, for records and collections, what it
      * holds); a quick test that does not allocate.
+     *
+     * @param value the value to test; may be null
+     * @return true if {@code auto().encode(value, out)} would not refuse it
      */
     public static boolean autoEncodes(Object value) {
         return AutoCodec.whyNot(value, 0) == null;
@@ -83,6 +89,12 @@ public final class Codecs {
     /**
      * A codec for the record class {@code type}; each component uses {@link #auto()}'s rules for
      * its declared type.
+     *
+     * @param <R> the record type
+     * @param type the record class; it must have a canonical constructor the codec can call
+     * @return a codec whose id names the class and its components (names and types, in order), so
+     *     renaming the class or changing a component changes it
+     * @throws IllegalArgumentException if {@code type} is not a record class
      */
     public static <R extends Record> Codec<R> record(Class<R> type) {
         return new RecordCodec<>(type);

@@ -9,6 +9,10 @@ package dev.weir.api.function;
  */
 @FunctionalInterface
 public interface Collector<T> {
-    /** Emits {@code record} downstream; must not be null. */
+    /**
+     * Emits {@code record} downstream; must not be null.
+     *
+     * @param record the record to emit; not null
+     */
     void collect(T record);
 }

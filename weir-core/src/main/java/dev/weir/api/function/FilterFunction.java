@@ -14,6 +14,12 @@ import java.io.Serializable;
  */
 @FunctionalInterface
 public interface FilterFunction<T> extends Serializable {
-    /** Returns true to keep {@code value}. */
+    /**
+     * Returns true to keep {@code value}.
+     *
+     * @param value the record to decide on
+     * @return true to keep the record, false to drop it
+     * @throws Exception to fail the task; the restart strategy decides what follows
+     */
     boolean test(T value) throws Exception;
 }

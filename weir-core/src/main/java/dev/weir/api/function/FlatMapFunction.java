@@ -19,6 +19,12 @@ import java.io.Serializable;
  */
 @FunctionalInterface
 public interface FlatMapFunction<T, R> extends Serializable {
-    /** Emits the records that replace {@code value} into {@code out}. */
+    /**
+     * Emits the records that replace {@code value} into {@code out}.
+     *
+     * @param value the input record
+     * @param out where to emit; valid only during this call
+     * @throws Exception to fail the task; the restart strategy decides what follows
+     */
     void flatMap(T value, Collector<R> out) throws Exception;
 }

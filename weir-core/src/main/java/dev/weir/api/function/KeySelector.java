@@ -15,6 +15,12 @@ import java.io.Serializable;
  */
 @FunctionalInterface
 public interface KeySelector<T, K> extends Serializable {
-    /** Returns the key of {@code value}; must not be null. */
+    /**
+     * Returns the key of {@code value}; must not be null.
+     *
+     * @param value the record
+     * @return its key; not null
+     * @throws Exception to fail the task; the restart strategy decides what follows
+     */
     K getKey(T value) throws Exception;
 }

@@ -17,12 +17,24 @@ import java.util.List;
  * @param settings how to run it
  */
 public record PipelinePlan(String name, List<Step> steps, Settings settings) {
-    /** Copies the steps. */
+    /**
+     * Copies the steps.
+     *
+     * @param name the pipeline's name
+     * @param steps every step, inputs before consumers; copied
+     * @param settings how to run it
+     */
     public PipelinePlan {
         steps = List.copyOf(steps);
     }
 
-    /** The step with id {@code id}. */
+    /**
+     * The step with id {@code id}.
+     *
+     * @param id the step's id, from 0 to {@code steps().size() - 1}
+     * @return the step
+     * @throws IndexOutOfBoundsException if no step has that id
+     */
     public Step step(int id) {
         return steps.get(id);
     }

@@ -8,9 +8,20 @@ import dev.weir.api.JobHandle;
  * the feature it cannot run named.
  */
 public interface Runner {
-    /** A short name, such as {@code "local"} or {@code "flink"}. */
+    /**
+     * A short name, such as {@code "local"} or {@code "flink"}.
+     *
+     * @return the runner's name, for logs and messages
+     */
     String name();
 
-    /** Starts {@code plan}; returns at once. */
+    /**
+     * Starts {@code plan}; returns at once.
+     *
+     * @param plan the pipeline to run
+     * @return a handle to the running job
+     * @throws UnsupportedOperationException if the plan uses a feature this runner cannot run; the
+     *     message names it
+     */
     JobHandle start(PipelinePlan plan);
 }

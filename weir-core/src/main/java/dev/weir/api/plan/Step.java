@@ -22,19 +22,39 @@ import java.util.List;
  * it on a thread that other steps share.
  */
 public sealed interface Step {
-    /** The step's position in the plan, from 0. */
+    /**
+     * The step's position in the plan, from 0.
+     *
+     * @return the id; every input's id is smaller
+     */
     int id();
 
-    /** The step's unique name (it identifies its state in checkpoints). */
+    /**
+     * The step's unique name (it identifies its state in checkpoints).
+     *
+     * @return the name, unique in the pipeline
+     */
     String name();
 
-    /** The step's parallelism, or 0 for the pipeline's default. */
+    /**
+     * The step's parallelism, or 0 for the pipeline's default.
+     *
+     * @return at least 1, or 0
+     */
     int parallelism();
 
-    /** The ids of the steps this one reads. */
+    /**
+     * The ids of the steps this one reads.
+     *
+     * @return the input ids; empty for a source
+     */
     List<Integer> inputs();
 
-    /** True if the step may block its thread. */
+    /**
+     * True if the step may block its thread.
+     *
+     * @return true if runners must give the step threads of its own
+     */
     default boolean blocking() {
         return false;
     }
@@ -46,7 +66,14 @@ public sealed interface Step {
     record SourceStep(
             int id, String name, int parallelism, Source<?> source, WatermarkStrategy<?> watermarks)
             implements Step {
-        /** A source that assigns no event time. */
+        /**
+         * A source that assigns no event time.
+         *
+         * @param id the step's position in the plan
+         * @param name the step's unique name
+         * @param parallelism the step's parallelism, or 0 for the pipeline's default
+         * @param source the source to read
+         */
         public SourceStep(int id, String name, int parallelism, Source<?> source) {
             this(id, name, parallelism, source, null);
         }
@@ -146,7 +173,13 @@ public sealed interface Step {
 
     /** Merges several inputs of one type; has no parallelism of its own. */
     record UnionStep(int id, String name, List<Integer> inputs) implements Step {
-        /** Copies the inputs. */
+        /**
+         * Copies the inputs.
+         *
+         * @param id the step's position in the plan
+         * @param name the step's unique name
+         * @param inputs the ids of the merged steps; copied
+         */
         public UnionStep {
             inputs = List.copyOf(inputs);
         }

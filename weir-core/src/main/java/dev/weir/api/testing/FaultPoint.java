@@ -48,12 +48,22 @@ public enum FaultPoint {
         this.id = id;
     }
 
-    /** The point's name, as {@code -Dweir.fault} takes it. */
+    /**
+     * The point's name, as {@code -Dweir.fault} takes it.
+     *
+     * @return the id, such as {@code snapshot.mid-write}
+     */
     public String id() {
         return id;
     }
 
-    /** The point called {@code id}. */
+    /**
+     * The point called {@code id}.
+     *
+     * @param id the point's id, as {@link #id()} gives it
+     * @return the point
+     * @throws IllegalArgumentException if no point has that id
+     */
     public static FaultPoint of(String id) {
         for (FaultPoint point : values()) {
             if (point.id.equals(id)) {

@@ -13,6 +13,10 @@ public final class Faults {
     /**
      * The {@code count}-th time {@code point} is reached from now on, the task reaching it throws
      * (a task failure, which the job's restart strategy handles).
+     *
+     * @param point where to fail
+     * @param count which arrival fails, from 1; only that one, and a count below 1 never fails.
+     *     Arming the same point again replaces it
      */
     public static void throwAt(FaultPoint point, long count) {
         FaultPoints.throwAt(point, count);

@@ -117,6 +117,12 @@ public final class PipelineTestDriver implements AutoCloseable {
      * A driver for a pipeline called {@code name} that keeps its checkpoints in {@code
      * checkpointDirectory} (a fresh directory, such as a JUnit {@code @TempDir}). Called by the
      * test's thread.
+     *
+     * @param name the pipeline's name (letters, digits, '-', '_', '.')
+     * @param checkpointDirectory where checkpoints go; a fresh directory, not shared with another
+     *     driver
+     * @return a driver with an empty pipeline, not started
+     * @throws IllegalArgumentException if {@code name} is not allowed
      */
     public static PipelineTestDriver create(String name, Path checkpointDirectory) {
         return new PipelineTestDriver(name, checkpointDirectory);
@@ -127,6 +133,8 @@ public final class PipelineTestDriver implements AutoCloseable {
      * strategy, state backend) before {@link #start()}. Its checkpointing and processing-time clock
      * belong to the driver: changing them breaks {@link #checkpoint()} and {@link
      * #advanceProcessingTime}. Called by the test's thread.
+     *
+     * @return the pipeline the driver runs
      */
     public Pipeline pipeline() {
         return pipeline;
@@ -135,6 +143,9 @@ public final class PipelineTestDriver implements AutoCloseable {
     /**
      * How long a method of this driver waits for the job before it fails (default 60 s): a limit
      * for a stuck job, never a pause. Called by the test's thread.
+     *
+     * @param limit the longest wait of one driver call
+     * @return this driver
      */
     public PipelineTestDriver timeout(Duration limit) {
         this.timeout = Objects.requireNonNull(limit, "limit");
@@ -144,6 +155,12 @@ public final class PipelineTestDriver implements AutoCloseable {
     /**
      * Adds a test source called {@code name} whose watermark follows the fed timestamps exactly (no
      * out-of-orderness). Called by the test's thread before {@link #start()}.
+     *
+     * @param <T> the type of the records fed
+     * @param name the source's name, unique in the pipeline; {@code name + ".values"} is taken too
+     * @return the input, to feed records into and to build the pipeline on with {@link
+     *     TestInput#stream()}
+     * @throws IllegalStateException if the driver was started
      */
     public <T> TestInput<T> input(String name) {
         return input(name, Duration.ZERO);
@@ -154,6 +171,14 @@ public final class PipelineTestDriver implements AutoCloseable {
      * {@code maxOutOfOrderness}. It runs with parallelism 1, so records keep the order fed until
      * the first step with another parallelism or a key. Called by the test's thread before {@link
      * #start()}.
+     *
+     * @param <T> the type of the records fed
+     * @param name the source's name, unique in the pipeline; {@code name + ".values"} is taken too
+     * @param maxOutOfOrderness how far the watermark trails the largest fed timestamp; not negative
+     * @return the input, to feed records into and to build the pipeline on with {@link
+     *     TestInput#stream()}
+     * @throws IllegalArgumentException if {@code maxOutOfOrderness} is negative
+     * @throws IllegalStateException if the driver was started
      */
     public <T> TestInput<T> input(String name, Duration maxOutOfOrderness) {
         requireNotStarted("input");
@@ -186,6 +211,12 @@ public final class PipelineTestDriver implements AutoCloseable {
      * Adds a test sink called {@code name} on {@code stream}: an exactly-once two-phase-commit sink
      * whose committed output the returned {@link TestOutput} reads. Called by the test's thread
      * before {@link #start()}.
+     *
+     * @param <T> the type of the records written
+     * @param name the sink's name, unique in the pipeline
+     * @param stream the stream to write
+     * @return the output, to read what was committed
+     * @throws IllegalStateException if the driver was started
      */
     public <T> TestOutput<T> output(String name, DataStream<T> stream) {
         requireNotStarted("output");
@@ -198,6 +229,9 @@ public final class PipelineTestDriver implements AutoCloseable {
     /**
      * Starts the job; returns once it is running (records fed before are read then). Called once,
      * by the test's thread, after the pipeline is built.
+     *
+     * @return this driver
+     * @throws IllegalStateException if the driver was started before or has no test input
      */
     public PipelineTestDriver start() {
         requireNotStarted("start");
@@ -274,6 +308,10 @@ public final class PipelineTestDriver implements AutoCloseable {
      * fired its due timers by the second). As with {@code TopologyTestDriver}, records fed before
      * this call are processed at the earlier time: this first takes a {@link #checkpoint()} (so the
      * output they caused is committed). Called by the test's thread.
+     *
+     * @param duration how far to move the clock; not negative
+     * @throws IllegalArgumentException if {@code duration} is negative
+     * @throws IllegalStateException as {@link #checkpoint()} does, which this calls first
      */
     public void advanceProcessingTime(Duration duration) {
         if (duration.isNegative()) {
@@ -284,7 +322,11 @@ public final class PipelineTestDriver implements AutoCloseable {
         processingTimeMoved = true;
     }
 
-    /** The processing time now, in milliseconds since the epoch (starts at 0). Any thread. */
+    /**
+     * The processing time now, in milliseconds since the epoch (starts at 0). Any thread.
+     *
+     * @return milliseconds since the epoch
+     */
     public long processingTimeMillis() {
         return processingTimeMillis.get();
     }
@@ -311,13 +353,23 @@ public final class PipelineTestDriver implements AutoCloseable {
                 "the job to restart after the injected failure");
     }
 
-    /** How many times the job restarted after a failure. Any thread. */
+    /**
+     * How many times the job restarted after a failure. Any thread.
+     *
+     * @return restarts since {@link #start()}
+     * @throws IllegalStateException if the driver was not started
+     */
     public int restarts() {
         requireStarted("restarts");
         return job.restarts();
     }
 
-    /** The running job, for what the driver does not cover (checkpoint stats, metrics). */
+    /**
+     * The running job, for what the driver does not cover (checkpoint stats, metrics).
+     *
+     * @return the job's handle
+     * @throws IllegalStateException if the driver was not started
+     */
     public JobHandle job() {
         requireStarted("job");
         return job;

@@ -25,13 +25,24 @@ public final class PowerCuts {
      * @param renamesUndone renames whose directory was not forced
      */
     public record Damage(int truncated, int torn, int deleted, int renamesUndone) {
-        /** True if the cut changed anything. */
+        /**
+         * True if the cut changed anything.
+         *
+         * @return true if any file was truncated, torn, deleted or renamed back
+         */
         public boolean any() {
             return truncated + torn + deleted + renamesUndone > 0;
         }
     }
 
-    /** Applies a power cut to the files named in {@code journal}, choosing with {@code random}. */
+    /**
+     * Applies a power cut to the files named in {@code journal}, choosing with {@code random}.
+     *
+     * @param journal the journal the killed JVM wrote; if it does not exist nothing is changed
+     * @param random chooses where torn files are cut; seed it to reproduce a run
+     * @return what the cut changed
+     * @throws IOException if the journal cannot be read or a file cannot be changed
+     */
     public static Damage simulate(Path journal, Random random) throws IOException {
         PowerCut.Damage damage = PowerCut.simulate(journal, random);
         return new Damage(

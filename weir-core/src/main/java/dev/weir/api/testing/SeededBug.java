@@ -25,7 +25,11 @@ public enum SeededBug {
         this.id = id;
     }
 
-    /** The bug's name, as {@code -Dweir.bug} takes it. */
+    /**
+     * The bug's name, as {@code -Dweir.bug} takes it.
+     *
+     * @return the id, such as {@code skip-abort}
+     */
     public String id() {
         return id;
     }

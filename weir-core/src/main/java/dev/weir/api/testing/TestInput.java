@@ -43,7 +43,11 @@ public final class TestInput<T> {
         this.stream = stream;
     }
 
-    /** The name the source has in the pipeline. Any thread. */
+    /**
+     * The name the source has in the pipeline. Any thread.
+     *
+     * @return the source's name, as given to {@link PipelineTestDriver#input}
+     */
     public String name() {
         return name;
     }
@@ -51,12 +55,24 @@ public final class TestInput<T> {
     /**
      * The records fed to this input, as a stream to build the pipeline on; called by the test's
      * thread while it builds the pipeline.
+     *
+     * @return the stream of the fed records, in the order fed
      */
     public DataStream<T> stream() {
         return stream;
     }
 
-    /** Feeds {@code values} without event timestamps, in order. Called by the test's thread. */
+    /**
+     * Feeds {@code values} without event timestamps, in order. Called by the test's thread.
+     *
+     * <p>Beware two numbers: on a {@code TestInput<Long>} or {@code TestInput<Integer>}, {@code
+     * feed(1, 2)} calls {@link #feed(long, Object)}, which feeds the record 2 at time 1. Pass a
+     * {@link List} to feed exactly two numbers.
+     *
+     * @param values the records; none may be null
+     * @return this input
+     * @throws NullPointerException if a value is null
+     */
     @SafeVarargs
     public final TestInput<T> feed(T... values) {
         List<T> list = new ArrayList<>(values.length);
@@ -66,7 +82,13 @@ public final class TestInput<T> {
         return feed(list);
     }
 
-    /** Feeds {@code values} without event timestamps, in order. Called by the test's thread. */
+    /**
+     * Feeds {@code values} without event timestamps, in order. Called by the test's thread.
+     *
+     * @param values the records; none may be null
+     * @return this input
+     * @throws NullPointerException if a value is null
+     */
     public TestInput<T> feed(List<? extends T> values) {
         List<Entry<T>> entries = new ArrayList<>(values.size());
         for (T value : values) {
@@ -79,6 +101,12 @@ public final class TestInput<T> {
     /**
      * Feeds {@code value} with the event time {@code timestampMillis}, which may raise the
      * watermark (see the class comment). Called by the test's thread.
+     *
+     * @param timestampMillis the record's event time in milliseconds since the epoch; not {@link
+     *     Long#MIN_VALUE}
+     * @param value the record; not null
+     * @return this input
+     * @throws IllegalArgumentException if {@code timestampMillis} is {@link Long#MIN_VALUE}
      */
     public TestInput<T> feed(long timestampMillis, T value) {
         if (timestampMillis == NO_TIMESTAMP) {
@@ -98,13 +126,20 @@ public final class TestInput<T> {
      * the watermark has passed every step (after the next {@link PipelineTestDriver#checkpoint()}
      * their output is committed). A watermark not above the current one changes nothing. Called by
      * the test's thread.
+     *
+     * @param watermarkMillis the new watermark in milliseconds since the epoch
+     * @return this input
      */
     public TestInput<T> advanceWatermark(long watermarkMillis) {
         feed.append(List.of(new Entry<T>(null, watermarkMillis, true)));
         return this;
     }
 
-    /** How many records and watermarks were fed so far. Any thread. */
+    /**
+     * How many records and watermarks were fed so far. Any thread.
+     *
+     * @return the number of {@code feed} records and {@link #advanceWatermark} calls so far
+     */
     public long fed() {
         return feed.size();
     }

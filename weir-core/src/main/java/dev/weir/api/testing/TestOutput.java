@@ -49,7 +49,11 @@ public final class TestOutput<T> {
         this.lock = lock;
     }
 
-    /** The name the sink has in the pipeline. Any thread. */
+    /**
+     * The name the sink has in the pipeline. Any thread.
+     *
+     * @return the sink's name, as given to {@link PipelineTestDriver#output}
+     */
     public String name() {
         return name;
     }
@@ -58,6 +62,8 @@ public final class TestOutput<T> {
      * A copy of the committed records: per sink subtask in the order it wrote them, subtasks'
      * transactions in the order they were committed. Called by the test's thread, usually right
      * after {@link PipelineTestDriver#checkpoint()}.
+     *
+     * @return a new list the test may change; later commits do not show in it
      */
     public List<T> committed() {
         synchronized (lock) {
@@ -65,7 +71,12 @@ public final class TestOutput<T> {
         }
     }
 
-    /** How many transactions are prepared but not committed nor aborted. Any thread. */
+    /**
+     * How many transactions are prepared but not committed nor aborted. Any thread.
+     *
+     * @return the number of transactions prepared at a barrier and still waiting for their
+     *     checkpoint
+     */
     public int preparedTransactions() {
         synchronized (lock) {
             return prepared.size();

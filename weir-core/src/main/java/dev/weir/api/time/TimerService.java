@@ -8,24 +8,48 @@ package dev.weir.api.time;
  * <p>Used from a keyed process function's calls only, on its task.
  */
 public interface TimerService {
-    /** The wall clock now (the job's injected clock). */
+    /**
+     * The wall clock now (the job's injected clock).
+     *
+     * @return milliseconds since the epoch
+     */
     long currentProcessingTime();
 
     /**
      * The event time the job has reached at this operator: no record with a smaller timestamp is
      * expected any more. {@link Long#MIN_VALUE} before the first watermark.
+     *
+     * @return milliseconds since the epoch, or {@link Long#MIN_VALUE}
      */
     long currentWatermark();
 
-    /** Calls {@code onTimer} for the current key once the watermark reaches {@code time}. */
+    /**
+     * Calls {@code onTimer} for the current key once the watermark reaches {@code time}.
+     *
+     * @param time event time in milliseconds since the epoch; a time at or behind the watermark
+     *     fires when the next watermark arrives
+     */
     void registerEventTimeTimer(long time);
 
-    /** Calls {@code onTimer} for the current key once the wall clock reaches {@code time}. */
+    /**
+     * Calls {@code onTimer} for the current key once the wall clock reaches {@code time}.
+     *
+     * @param time processing time in milliseconds since the epoch; a time already past fires soon,
+     *     after this call returns
+     */
     void registerProcessingTimeTimer(long time);
 
-    /** Deletes the current key's event-time timer at {@code time}, if any. */
+    /**
+     * Deletes the current key's event-time timer at {@code time}, if any.
+     *
+     * @param time the time the timer was registered for
+     */
     void deleteEventTimeTimer(long time);
 
-    /** Deletes the current key's processing-time timer at {@code time}, if any. */
+    /**
+     * Deletes the current key's processing-time timer at {@code time}, if any.
+     *
+     * @param time the time the timer was registered for
+     */
     void deleteProcessingTimeTimer(long time);
 }

@@ -14,15 +14,29 @@ package dev.weir.api.time;
  * @param <T> record type
  */
 public interface WatermarkGenerator<T> {
-    /** Sees a record and its timestamp; may call {@code output.emit}. */
+    /**
+     * Sees a record and its timestamp; may call {@code output.emit}.
+     *
+     * @param record the record
+     * @param timestamp its event time in milliseconds since the epoch, as the assigner gave it
+     * @param output where to emit a watermark; valid only during this call
+     */
     void onEvent(T record, long timestamp, WatermarkOutput output);
 
-    /** Called periodically; may call {@code output.emit}. */
+    /**
+     * Called periodically; may call {@code output.emit}.
+     *
+     * @param output where to emit a watermark; valid only during this call
+     */
     void onPeriodicEmit(WatermarkOutput output);
 
     /** Where a generator emits watermarks. */
     interface WatermarkOutput {
-        /** Declares that no record with a timestamp at or below {@code watermark} is expected. */
+        /**
+         * Declares that no record with a timestamp at or below {@code watermark} is expected.
+         *
+         * @param watermark event time in milliseconds since the epoch
+         */
         void emit(long watermark);
     }
 }

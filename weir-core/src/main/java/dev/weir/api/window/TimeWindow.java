@@ -17,7 +17,13 @@ public record TimeWindow(long start, long end) implements Comparable<TimeWindow>
     /** The codec windows are stored with in checkpoints (two longs). */
     public static final Codec<TimeWindow> CODEC = new WindowCodec();
 
-    /** Validates the bounds. */
+    /**
+     * Validates the bounds.
+     *
+     * @param start first millisecond in the window
+     * @param end first millisecond after the window; after {@code start}
+     * @throws IllegalArgumentException if {@code end} is not after {@code start}
+     */
     public TimeWindow {
         if (end <= start) {
             throw new IllegalArgumentException(
@@ -25,17 +31,31 @@ public record TimeWindow(long start, long end) implements Comparable<TimeWindow>
         }
     }
 
-    /** The last millisecond in the window, {@code end - 1}: the time at which it fires. */
+    /**
+     * The last millisecond in the window, {@code end - 1}: the time at which it fires.
+     *
+     * @return {@code end - 1}
+     */
     public long maxTimestamp() {
         return end - 1;
     }
 
-    /** True if the windows overlap or touch (sessions that touch are merged). */
+    /**
+     * True if the windows overlap or touch (sessions that touch are merged).
+     *
+     * @param other the other window
+     * @return true if they share a millisecond or one ends where the other starts
+     */
     public boolean intersects(TimeWindow other) {
         return start <= other.end && other.start <= end;
     }
 
-    /** The smallest window covering this one and {@code other}. */
+    /**
+     * The smallest window covering this one and {@code other}.
+     *
+     * @param other the other window
+     * @return the window from the earlier start to the later end
+     */
     public TimeWindow cover(TimeWindow other) {
         return new TimeWindow(Math.min(start, other.start), Math.max(end, other.end));
     }

@@ -36,10 +36,19 @@ public final class WindowAssigner implements Serializable {
         SESSION
     }
 
+    /** The shape of the windows. */
     private final Kind kind;
+
+    /** Event time or processing time. */
     private final TimeDomain domain;
+
+    /** Window length in milliseconds; the gap for sessions. */
     private final long sizeMillis;
+
+    /** Time between window starts in milliseconds; 0 for sessions. */
     private final long slideMillis;
+
+    /** Shift of the window starts in milliseconds. */
     private final long offsetMillis;
 
     private WindowAssigner(
@@ -51,12 +60,27 @@ public final class WindowAssigner implements Serializable {
         this.offsetMillis = offsetMillis;
     }
 
-    /** Event-time tumbling windows of {@code size}: {@code [0, size), [size, 2 size), ...}. */
+    /**
+     * Event-time tumbling windows of {@code size}: {@code [0, size), [size, 2 size), ...}.
+     *
+     * @param size the length of each window; at least 1 ms
+     * @return the assigner
+     * @throws IllegalArgumentException if {@code size} is under 1 ms
+     */
     public static WindowAssigner tumbling(Duration size) {
         return tumbling(size, Duration.ZERO);
     }
 
-    /** Event-time tumbling windows of {@code size} starting at multiples of size plus offset. */
+    /**
+     * Event-time tumbling windows of {@code size} starting at multiples of size plus offset.
+     *
+     * @param size the length of each window; at least 1 ms
+     * @param offset shift of the window starts; shorter than {@code size}, may be negative (such as
+     *     a time zone's offset)
+     * @return the assigner
+     * @throws IllegalArgumentException if {@code size} is under 1 ms or {@code offset} is not
+     *     shorter than it
+     */
     public static WindowAssigner tumbling(Duration size, Duration offset) {
         long sizeMillis = positive("size", size);
         return new WindowAssigner(
@@ -67,7 +91,15 @@ public final class WindowAssigner implements Serializable {
                 offset(offset, sizeMillis));
     }
 
-    /** Event-time sliding windows of {@code size}, a new one every {@code slide}. */
+    /**
+     * Event-time sliding windows of {@code size}, a new one every {@code slide}.
+     *
+     * @param size the length of each window; at least 1 ms
+     * @param slide the time between window starts; at least 1 ms and at most {@code size}
+     * @return the assigner
+     * @throws IllegalArgumentException if {@code size} or {@code slide} is under 1 ms, or {@code
+     *     slide} is longer than {@code size}
+     */
     public static WindowAssigner sliding(Duration size, Duration slide) {
         long sizeMillis = positive("size", size);
         long slideMillis = positive("slide", slide);
@@ -82,44 +114,78 @@ public final class WindowAssigner implements Serializable {
         return new WindowAssigner(Kind.SLIDING, TimeDomain.EVENT_TIME, sizeMillis, slideMillis, 0);
     }
 
-    /** Event-time session windows: a key's window closes after {@code gap} without a record. */
+    /**
+     * Event-time session windows: a key's window closes after {@code gap} without a record.
+     *
+     * @param gap the time without records that closes a session; at least 1 ms
+     * @return the assigner
+     * @throws IllegalArgumentException if {@code gap} is under 1 ms
+     */
     public static WindowAssigner session(Duration gap) {
         long gapMillis = positive("gap", gap);
         return new WindowAssigner(Kind.SESSION, TimeDomain.EVENT_TIME, gapMillis, 0, 0);
     }
 
-    /** These windows in processing time: by the clock when a record arrives. */
+    /**
+     * These windows in processing time: by the clock when a record arrives.
+     *
+     * @return a new assigner with the same shape in processing time; this one is unchanged
+     */
     public WindowAssigner inProcessingTime() {
         return new WindowAssigner(
                 kind, TimeDomain.PROCESSING_TIME, sizeMillis, slideMillis, offsetMillis);
     }
 
-    /** The shape of the windows. */
+    /**
+     * The shape of the windows.
+     *
+     * @return tumbling, sliding or session
+     */
     public Kind kind() {
         return kind;
     }
 
-    /** Event time or processing time. */
+    /**
+     * Event time or processing time.
+     *
+     * @return {@link TimeDomain#EVENT_TIME} unless {@link #inProcessingTime} was called
+     */
     public TimeDomain timeDomain() {
         return domain;
     }
 
-    /** Window size in ms; for sessions the gap. */
+    /**
+     * Window size in ms; for sessions the gap.
+     *
+     * @return the size or gap, in milliseconds
+     */
     public long sizeMillis() {
         return sizeMillis;
     }
 
-    /** Slide in ms (the size for tumbling windows, 0 for sessions). */
+    /**
+     * Slide in ms (the size for tumbling windows, 0 for sessions).
+     *
+     * @return the slide, in milliseconds
+     */
     public long slideMillis() {
         return slideMillis;
     }
 
-    /** Offset of the window starts from multiples of the slide, in ms. */
+    /**
+     * Offset of the window starts from multiples of the slide, in ms.
+     *
+     * @return the offset, in milliseconds; 0 unless set on tumbling windows
+     */
     public long offsetMillis() {
         return offsetMillis;
     }
 
-    /** True for session windows, whose windows merge as records arrive. */
+    /**
+     * True for session windows, whose windows merge as records arrive.
+     *
+     * @return true if windows of a key can merge
+     */
     public boolean isMerging() {
         return kind == Kind.SESSION;
     }
@@ -127,6 +193,11 @@ public final class WindowAssigner implements Serializable {
     /**
      * The windows a record with {@code timestamp} belongs to, earliest first (for sessions, the
      * record's own window {@code [timestamp, timestamp + gap)}, before merging).
+     *
+     * @param timestamp the record's event time or, in processing time, the clock now; milliseconds
+     *     since the epoch
+     * @return one window for tumbling and sessions, about size/slide windows for sliding; never
+     *     empty
      */
     public List<TimeWindow> assignWindows(long timestamp) {
         switch (kind) {
