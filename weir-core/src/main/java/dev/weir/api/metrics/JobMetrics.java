@@ -41,8 +41,8 @@ public interface JobMetrics {
     List<SourceMetrics> sources();
 
     /**
-     * {@return each sink subtask's commits, for sinks that commit: two-phase-commit and
-     * write-ahead sinks (phase 2) and idempotent sinks (the upsert at each barrier)}
+     * {@return each sink subtask's commits, for sinks that commit: two-phase-commit and write-ahead
+     * sinks (phase 2) and idempotent sinks (the upsert at each barrier)}
      */
     List<SinkMetrics> sinks();
 
