@@ -121,7 +121,7 @@ public final class DurableLog implements AutoCloseable {
     /**
      * The names of all topics.
      *
-     * @return the names, in no particular order; empty if the directory does not exist
+     * @return the names, sorted; empty if the directory does not exist
      */
     public List<String> topics() {
         return log.topics();
@@ -206,7 +206,7 @@ public final class DurableLog implements AutoCloseable {
      *
      * @param topic the topic's name
      * @param partition the partition, from 0
-     * @return the first readable offset; equal to {@link #endOffset} if the partition is empty
+     * @return the first offset still stored; 0 until retention deletes a segment
      */
     public long startOffset(String topic, int partition) {
         return log.startOffset(topic, partition);
