@@ -37,7 +37,25 @@ public record CheckpointConfig(
         int retained,
         String resume,
         int tolerableFailures) {
-    /** Validates the fields, naming the setting to change. */
+    /**
+     * Validates the fields, naming the setting to change.
+     *
+     * @param mode exactly-once, at-least-once, or none; not null
+     * @param interval time between periodic checkpoints, zero for on-demand only; not negative
+     * @param timeout time after which a checkpoint is aborted; must be positive unless {@code mode}
+     *     is {@code NONE}
+     * @param maxConcurrent checkpoints in flight at once, 1 to 16
+     * @param minPause least time between one checkpoint's end and the next one's start; not
+     *     negative
+     * @param directory where checkpoints are stored; may be null only when {@code mode} is {@code
+     *     NONE}
+     * @param retained complete checkpoints kept on disk, 1 to 1000
+     * @param resume {@code "latest"}, {@code "none"}, or a checkpoint or savepoint path; not null
+     * @param tolerableFailures failed checkpoints in a row before the job fails, 0 to 1,000,000
+     * @throws NullPointerException if {@code mode}, a duration or {@code resume} is null
+     * @throws IllegalArgumentException if a value is out of range, or checkpointing is on without a
+     *     directory
+     */
     public CheckpointConfig {
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(interval, "interval");
@@ -70,7 +88,12 @@ public record CheckpointConfig(
     /** Checkpoints that may fail in a row before the job fails; see the class comment. */
     public static final int DEFAULT_TOLERABLE_FAILURES = 3;
 
-    /** No checkpoints. */
+    /**
+     * No checkpoints.
+     *
+     * @return a config with mode {@code NONE}, no directory and resume {@code "none"}; a failure
+     *     loses all state
+     */
     public static CheckpointConfig none() {
         return new CheckpointConfig(
                 CheckpointingMode.NONE,
@@ -87,6 +110,12 @@ public record CheckpointConfig(
     /**
      * Exactly-once checkpoints every {@code interval} into {@code directory}, resuming from the
      * latest one; timeout 10 minutes, one at a time, 3 retained.
+     *
+     * @param interval time between checkpoints; {@link Duration#ZERO} for on-demand only
+     * @param directory where checkpoints are stored; created if missing, and locked while the job
+     *     runs, so two jobs cannot share it
+     * @return the config; change the other settings with the {@code with…} methods
+     * @throws IllegalArgumentException if {@code interval} is negative or {@code directory} is null
      */
     public static CheckpointConfig exactlyOnce(Duration interval, Path directory) {
         return new CheckpointConfig(
@@ -101,6 +130,14 @@ public record CheckpointConfig(
                 DEFAULT_TOLERABLE_FAILURES);
     }
 
+    /**
+     * A copy with another checkpointing mode.
+     *
+     * @param mode exactly-once, at-least-once, or none
+     * @return the copy
+     * @throws IllegalArgumentException if {@code mode} is not {@code NONE} and there is no
+     *     directory
+     */
     public CheckpointConfig withMode(CheckpointingMode mode) {
         return new CheckpointConfig(
                 mode,
@@ -114,6 +151,14 @@ public record CheckpointConfig(
                 tolerableFailures);
     }
 
+    /**
+     * A copy with another time between periodic checkpoints.
+     *
+     * @param interval the time between checkpoint triggers; {@link Duration#ZERO} for on-demand
+     *     only
+     * @return the copy
+     * @throws IllegalArgumentException if {@code interval} is negative
+     */
     public CheckpointConfig withInterval(Duration interval) {
         return new CheckpointConfig(
                 mode,
@@ -127,6 +172,15 @@ public record CheckpointConfig(
                 tolerableFailures);
     }
 
+    /**
+     * A copy with another checkpoint timeout: a checkpoint not complete after this long is aborted
+     * and counts as a failure (see {@link #tolerableFailures()}).
+     *
+     * @param timeout the time from trigger to abort; must be positive when checkpointing is on
+     * @return the copy
+     * @throws IllegalArgumentException if {@code timeout} is negative, or zero while checkpointing
+     *     is on
+     */
     public CheckpointConfig withTimeout(Duration timeout) {
         return new CheckpointConfig(
                 mode,
@@ -140,6 +194,13 @@ public record CheckpointConfig(
                 tolerableFailures);
     }
 
+    /**
+     * A copy that lets more (or fewer) checkpoints be in flight at once.
+     *
+     * @param maxConcurrent the most checkpoints in flight, 1 to 16
+     * @return the copy
+     * @throws IllegalArgumentException if {@code maxConcurrent} is outside 1..16
+     */
     public CheckpointConfig withMaxConcurrent(int maxConcurrent) {
         return new CheckpointConfig(
                 mode,
@@ -153,6 +214,13 @@ public record CheckpointConfig(
                 tolerableFailures);
     }
 
+    /**
+     * A copy with another least pause between the end of one checkpoint and the start of the next.
+     *
+     * @param minPause the pause; {@link Duration#ZERO} for none
+     * @return the copy
+     * @throws IllegalArgumentException if {@code minPause} is negative
+     */
     public CheckpointConfig withMinPause(Duration minPause) {
         return new CheckpointConfig(
                 mode,
@@ -166,6 +234,13 @@ public record CheckpointConfig(
                 tolerableFailures);
     }
 
+    /**
+     * A copy that keeps another number of complete checkpoints on disk; older ones are deleted.
+     *
+     * @param retained the newest complete checkpoints to keep, 1 to 1000
+     * @return the copy
+     * @throws IllegalArgumentException if {@code retained} is outside 1..1000
+     */
     public CheckpointConfig withRetained(int retained) {
         return new CheckpointConfig(
                 mode,
@@ -179,6 +254,14 @@ public record CheckpointConfig(
                 tolerableFailures);
     }
 
+    /**
+     * A copy that resumes a new run from somewhere else.
+     *
+     * @param resume {@code "latest"}, {@code "none"}, or the path of a checkpoint or savepoint
+     *     directory
+     * @return the copy
+     * @throws NullPointerException if {@code resume} is null
+     */
     public CheckpointConfig withResume(String resume) {
         return new CheckpointConfig(
                 mode,
@@ -195,6 +278,10 @@ public record CheckpointConfig(
     /**
      * Lets {@code failures} checkpoints fail in a row before the job fails with the cause (default
      * {@value #DEFAULT_TOLERABLE_FAILURES}; 0 = fail at the first).
+     *
+     * @param failures failed checkpoints in a row to tolerate, 0 to 1,000,000
+     * @return the copy
+     * @throws IllegalArgumentException if {@code failures} is outside 0..1,000,000
      */
     public CheckpointConfig withTolerableFailures(int failures) {
         return new CheckpointConfig(

@@ -9,8 +9,16 @@ import java.nio.file.Path;
  * duplicate output.
  */
 public final class CheckpointCorruptedException extends RuntimeException {
+    /** The damaged or missing file. */
     private final Path file;
 
+    /**
+     * A damaged checkpoint file. The message says what to do: restore the file, or resume from an
+     * explicit older checkpoint.
+     *
+     * @param file the damaged or missing file
+     * @param problem what is wrong with it, such as {@code "checksum mismatch"}
+     */
     public CheckpointCorruptedException(Path file, String problem) {
         super(
                 "checkpoint file "
@@ -24,7 +32,11 @@ public final class CheckpointCorruptedException extends RuntimeException {
         this.file = file;
     }
 
-    /** The damaged or missing file. */
+    /**
+     * The damaged or missing file.
+     *
+     * @return its path, as the manifest names it under the checkpoint directory
+     */
     public Path file() {
         return file;
     }

@@ -46,6 +46,9 @@ public final class CheckpointView {
     /**
      * Opens the checkpoint in {@code directory}.
      *
+     * @param directory a checkpoint or savepoint directory (such as {@code chk-42}), not the job's
+     *     checkpoint directory that holds them; see {@link #latest} for that
+     * @return a view of it; reads only and takes no lock
      * @throws CheckpointCorruptedException if any file fails verification
      */
     public static CheckpointView open(Path directory) {
@@ -57,6 +60,11 @@ public final class CheckpointView {
      * one a run with resume {@code "latest"} would restore — or empty if there is none. Reads only:
      * takes no lock, so it also works beside a running job.
      *
+     * @param checkpointDirectory the job's checkpoint directory ({@link
+     *     CheckpointConfig#directory()})
+     * @return the newest complete checkpoint, or empty if there is none or the directory does not
+     *     exist
+     * @throws java.io.UncheckedIOException if the directory cannot be listed
      * @throws CheckpointCorruptedException if that checkpoint fails verification
      */
     public static Optional<CheckpointView> latest(Path checkpointDirectory) {
@@ -85,6 +93,13 @@ public final class CheckpointView {
      * in this checkpoint (what a restore would commit), decoded with the sink's {@code
      * committableCodec()}, per the id of the checkpoint whose barrier prepared them; empty if the
      * sink holds none or the checkpoint has no such sink.
+     *
+     * @param <C> the sink's committable type
+     * @param sink the sink's name in the pipeline
+     * @param codec the codec the sink's {@code committableCodec()} returns
+     * @return committables by the id of the checkpoint that prepared them, oldest first
+     * @throws IllegalArgumentException if that operator's state is not a two-phase-commit sink's
+     *     written with {@code codec}
      */
     public <C> SortedMap<Long, List<C>> pendingCommittables(String sink, Codec<C> codec) {
         SortedMap<Long, List<C>> pending = new TreeMap<>();
@@ -113,19 +128,38 @@ public final class CheckpointView {
         return pending;
     }
 
+    /**
+     * The checkpoint's id.
+     *
+     * @return the id, which grows across restarts of the same job
+     */
     public long id() {
         return checkpoint.id();
     }
 
+    /**
+     * Whether this is a savepoint (taken on request) rather than a periodic checkpoint.
+     *
+     * @return true for a savepoint
+     */
     public boolean isSavepoint() {
         return checkpoint.manifest().savepoint();
     }
 
+    /**
+     * The checkpoint's directory.
+     *
+     * @return the path it was opened from
+     */
     public Path path() {
         return checkpoint.path();
     }
 
-    /** Total bytes of the checkpoint's data files. */
+    /**
+     * Total bytes of the checkpoint's data files.
+     *
+     * @return the sum of the lengths the manifest lists (the manifest itself not counted)
+     */
     public long sizeBytes() {
         long size = 0;
         for (var file : checkpoint.manifest().files()) {
@@ -134,12 +168,21 @@ public final class CheckpointView {
         return size;
     }
 
-    /** Names of the operators with state in this checkpoint. */
+    /**
+     * Names of the operators with state in this checkpoint.
+     *
+     * @return the names, unmodifiable; sources are listed by {@link #sources()}
+     */
     public Set<String> operators() {
         return Collections.unmodifiableSet(checkpoint.operators().keySet());
     }
 
-    /** Position per split of the source called {@code source} (empty if it has none). */
+    /**
+     * Position per split of the source called {@code source} (empty if it has none).
+     *
+     * @param source the source's name in the pipeline
+     * @return split id to offset, sorted by split id; a copy
+     */
     public Map<String, Long> offsets(String source) {
         return new TreeMap<>(checkpoint.offsets(source));
     }
@@ -148,6 +191,15 @@ public final class CheckpointView {
      * The value state {@code state} of operator {@code operator}, per key, decoded with {@code
      * codec}. The short form {@code process(name, codec, (key, value, state, out) -> ...)} and
      * {@code reduce} call their state {@code "value"}.
+     *
+     * @param <V> the state's value type
+     * @param operator the operator's name in the pipeline
+     * @param state the state's name; see {@link #keyedStates} for the names an operator declared
+     * @param codec a codec that reads the values; its id should match {@link
+     *     KeyedStateInfo#codecId()}
+     * @return key to value over all subtasks; empty if the operator or state is unknown
+     * @throws UnsupportedOperationException if the operator keeps its state in a backend other than
+     *     the heap's
      */
     public <V> Map<Object, V> valueState(String operator, String state, Codec<V> codec) {
         Map<Object, V> values = new HashMap<>();
@@ -179,23 +231,37 @@ public final class CheckpointView {
         return values;
     }
 
-    /** The name of the job that wrote this checkpoint. */
+    /**
+     * The name of the job that wrote this checkpoint.
+     *
+     * @return the job name from the manifest
+     */
     public String jobName() {
         return checkpoint.manifest().jobName();
     }
 
-    /** The job's number of key groups. */
+    /**
+     * The job's number of key groups.
+     *
+     * @return the max parallelism the job ran with; a restore needs the same value
+     */
     public int maxParallelism() {
         return checkpoint.manifest().maxParallelism();
     }
 
-    /** When the checkpoint was triggered (the writing machine's clock). */
+    /**
+     * When the checkpoint was triggered (the writing machine's clock).
+     *
+     * @return the trigger time, to the millisecond
+     */
     public Instant triggeredAt() {
         return Instant.ofEpochMilli(checkpoint.manifest().triggerEpochMillis());
     }
 
     /**
      * Every data file of the checkpoint with its length in bytes, by name, as the manifest says.
+     *
+     * @return file name to length in bytes, sorted by name
      */
     public SortedMap<String, Long> fileSizes() {
         SortedMap<String, Long> sizes = new TreeMap<>();
@@ -205,7 +271,11 @@ public final class CheckpointView {
         return sizes;
     }
 
-    /** Names of the sources with split positions in this checkpoint. */
+    /**
+     * Names of the sources with split positions in this checkpoint.
+     *
+     * @return the names, sorted, unmodifiable
+     */
     public Set<String> sources() {
         return Collections.unmodifiableSet(new TreeSet<>(checkpoint.splits().keySet()));
     }
@@ -213,6 +283,9 @@ public final class CheckpointView {
     /**
      * The splits of {@code source} that had ended (their reader returned end of input) before the
      * barrier: a restore does not read them again. Empty if none had, or there is no such source.
+     *
+     * @param source the source's name in the pipeline
+     * @return the ended split ids, sorted
      */
     public Set<String> endedSplits(String source) {
         Set<String> ended = new TreeSet<>();
@@ -232,6 +305,9 @@ public final class CheckpointView {
      * The watermark of each split of {@code source} (split id to watermark), for a source that
      * assigns event time per split ({@code Pipeline.source(name, source, watermarks)}); a split
      * without one (no strategy, or nothing read yet) is left out.
+     *
+     * @param source the source's name in the pipeline
+     * @return split id to watermark (record time), sorted by split id
      */
     public Map<String, Long> splitWatermarks(String source) {
         Map<String, Long> watermarks = new TreeMap<>();
@@ -247,7 +323,12 @@ public final class CheckpointView {
         return watermarks;
     }
 
-    /** The number of keys with keyed state in operator {@code operator}, over all its subtasks. */
+    /**
+     * The number of keys with keyed state in operator {@code operator}, over all its subtasks.
+     *
+     * @param operator the operator's name in the pipeline
+     * @return the key count; 0 if the operator is unknown or has no keyed state
+     */
     public long keyCount(String operator) {
         long keys = 0;
         for (OperatorState subtask : checkpoint.operators().getOrDefault(operator, List.of())) {
@@ -271,6 +352,9 @@ public final class CheckpointView {
     /**
      * The keyed states operator {@code operator} declared, in order; empty if it has no keyed
      * state, or keeps it in a backend other than the heap's (whose bytes are opaque here).
+     *
+     * @param operator the operator's name in the pipeline
+     * @return the states in declaration order, unmodifiable
      */
     public List<KeyedStateInfo> keyedStates(String operator) {
         for (OperatorState subtask : checkpoint.operators().getOrDefault(operator, List.of())) {
@@ -294,6 +378,9 @@ public final class CheckpointView {
     /**
      * Bytes of non-keyed state operator {@code operator} saved, over all its subtasks (a
      * two-phase-commit sink's is its prepared transactions, see {@link #pendingCommittables}).
+     *
+     * @param operator the operator's name in the pipeline
+     * @return the byte count; 0 if the operator is unknown or saved none
      */
     public long operatorStateBytes(String operator) {
         long bytes = 0;

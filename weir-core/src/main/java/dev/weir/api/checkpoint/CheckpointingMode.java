@@ -23,7 +23,11 @@ public enum CheckpointingMode {
         this.guarantee = guarantee;
     }
 
-    /** The guarantee the engine gives for state in this mode. */
+    /**
+     * The guarantee the engine gives for state in this mode.
+     *
+     * @return exactly-once, at-least-once, or at-most-once for {@link #NONE}
+     */
     public Guarantee guarantee() {
         return guarantee;
     }

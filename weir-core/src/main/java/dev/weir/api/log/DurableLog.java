@@ -44,6 +44,12 @@ public final class DurableLog implements AutoCloseable {
      * Opens the log in {@code directory} for reading and writing, creating it if needed, and takes
      * (or, within this JVM, shares) the directory's lock.
      *
+     * @param directory the log's directory; one sub-directory per topic
+     * @param options how data is stored and forced to disk; use {@link LogOptions#defaults()}
+     *     unless you need otherwise
+     * @return a handle; close it when done
+     * @throws java.io.UncheckedIOException if the directory cannot be created
+     * @throws LogCorruptedException if a partition is damaged before its recovery point
      * @throws IllegalStateException if another process has the directory open for writing; the
      *     message names the directory and that process's PID
      */
@@ -57,11 +63,20 @@ public final class DurableLog implements AutoCloseable {
      * more as the writer appends; if this JVM writes the directory, its partitions are shared.
      * {@link #createTopic}, {@link #append}, {@link #appendTransaction} and {@link #flush} are
      * refused.
+     *
+     * @param directory the log's directory, written by another handle or process
+     * @param options how the log was stored; only the settings that affect reading matter
+     * @return a read-only handle; close it when done
      */
     public static DurableLog openReadOnly(Path directory, LogOptions options) {
         return new DurableLog(LogDirectory.openReadOnly(directory, options));
     }
 
+    /**
+     * The log's directory.
+     *
+     * @return the path this handle was opened with
+     */
     public Path directory() {
         return log.directory();
     }
@@ -69,22 +84,45 @@ public final class DurableLog implements AutoCloseable {
     /**
      * Creates {@code topic} with {@code partitions} partitions; does nothing if it exists with that
      * many, refuses if it exists with another count.
+     *
+     * @param topic the name; see {@link #checkTopicName} for what is allowed
+     * @param partitions the number of partitions, 1 to 10,000; fixed for the topic's life
+     * @throws IllegalArgumentException if the name is not allowed, the count is out of range, or
+     *     the topic exists with another count
+     * @throws IllegalStateException if this handle is read-only
      */
     public void createTopic(String topic, int partitions) {
         log.createTopic(topic, partitions);
     }
 
-    /** True if {@code topic} exists. */
+    /**
+     * Whether {@code topic} exists.
+     *
+     * @param topic the topic's name
+     * @return true if it was created in this directory
+     * @throws IllegalArgumentException if the name is not allowed (see {@link #checkTopicName})
+     */
     public boolean hasTopic(String topic) {
         return log.hasTopic(topic);
     }
 
-    /** The number of partitions of {@code topic}. */
+    /**
+     * The number of partitions of {@code topic}.
+     *
+     * @param topic the topic's name
+     * @return the count it was created with
+     * @throws IllegalArgumentException if the name is not allowed or the topic does not exist
+     * @throws IllegalStateException if the topic's file is damaged
+     */
     public int partitions(String topic) {
         return log.partitions(topic);
     }
 
-    /** The names of all topics. */
+    /**
+     * The names of all topics.
+     *
+     * @return the names, sorted; empty if the directory does not exist
+     */
     public List<String> topics() {
         return log.topics();
     }
@@ -95,6 +133,8 @@ public final class DurableLog implements AutoCloseable {
      * starts work, such as {@code weir log append} before it reads its input. Every other method
      * taking a topic and partition checks the same, with the same messages.
      *
+     * @param topic the topic's name
+     * @param partition the partition, from 0
      * @throws IllegalArgumentException if the name is not allowed (see {@link #checkTopicName}),
      *     the topic does not exist, or it has no such partition; the message says which
      * @throws IllegalStateException if this handle is closed or the topic's file is damaged
@@ -103,7 +143,20 @@ public final class DurableLog implements AutoCloseable {
         log.checkPartition(topic, partition);
     }
 
-    /** Appends {@code records} to a partition as one batch; returns the first one's offset. */
+    /**
+     * Appends {@code records} to a partition as one batch; returns the first one's offset. The
+     * records are readable once the call returns, and on disk as the {@link LogOptions.FsyncPolicy}
+     * says.
+     *
+     * @param topic the topic's name
+     * @param partition the partition, from 0
+     * @param records the payloads, in order; an empty list appends nothing
+     * @return the offset of the first record; the end offset if {@code records} is empty
+     * @throws java.io.UncheckedIOException if the write fails; the partition is then unchanged
+     * @throws IllegalStateException if this handle is read-only or closed
+     * @throws IllegalArgumentException if topic or partition are refused as by {@link
+     *     #checkPartition}
+     */
     public long append(String topic, int partition, List<byte[]> records) {
         return log.append(topic, partition, records);
     }
@@ -120,18 +173,41 @@ public final class DurableLog implements AutoCloseable {
      * LogEntry#transaction()}); it is not checked for uniqueness. {@link dev.weir.api.sink.LogSink}
      * numbers its own transactions and looks for their COMMITs after a crash: do not append
      * transactions to a topic a {@code LogSink} writes.
+     *
+     * @param topic the topic's name
+     * @param partition the partition, from 0
+     * @param records the payloads, in order; an empty list still writes both markers
+     * @param transaction the caller's id for this transaction
+     * @return the offset of the BEGIN marker; the records follow it, then the COMMIT
+     * @throws java.io.UncheckedIOException if the write fails; the partition is then unchanged
+     * @throws IllegalStateException if this handle is read-only or closed
+     * @throws IllegalArgumentException if topic or partition are refused as by {@link
+     *     #checkPartition}
      */
     public long appendTransaction(
             String topic, int partition, List<byte[]> records, long transaction) {
         return log.appendTransaction(topic, partition, records, transaction);
     }
 
-    /** The next offset of a partition (one past its last record). */
+    /**
+     * The next offset of a partition (one past its last record).
+     *
+     * @param topic the topic's name
+     * @param partition the partition, from 0
+     * @return the offset the next append will get; on a read-only handle, one past the last durable
+     *     record the writer made
+     */
     public long endOffset(String topic, int partition) {
         return log.endOffset(topic, partition);
     }
 
-    /** The oldest offset still stored. */
+    /**
+     * The oldest offset still stored: retention may have deleted the ones before it.
+     *
+     * @param topic the topic's name
+     * @param partition the partition, from 0
+     * @return the first offset still stored; 0 until retention deletes a segment
+     */
     public long startOffset(String topic, int partition) {
         return log.startOffset(topic, partition);
     }
@@ -145,6 +221,15 @@ public final class DurableLog implements AutoCloseable {
      * the last returned offset + 1 misses and repeats nothing, even inside a transaction. {@link
      * #readUncommitted} shows everything as stored; {@link #scan} reads the same records without
      * copying them.
+     *
+     * @param topic the topic's name
+     * @param partition the partition, from 0
+     * @param offset the first offset to read, within {@link #startOffset} .. {@link #endOffset}
+     * @param max the most records to return
+     * @return the records, in offset order; empty if nothing is committed from {@code offset} on
+     * @throws IllegalArgumentException if {@code offset} is out of range, or topic or partition are
+     *     refused as by {@link #checkPartition}
+     * @throws LogCorruptedException if a record fails its checksum
      */
     public List<LogRecord> read(String topic, int partition, long offset, int max) {
         return log.read(topic, partition, offset, max);
@@ -167,6 +252,11 @@ public final class DurableLog implements AutoCloseable {
      * } // it returned next: nothing more is committed, yet
      * }</pre>
      *
+     * @param topic the topic's name
+     * @param partition the partition, from 0
+     * @param fromOffset the first offset to scan
+     * @param maxRecords the most records to hand on
+     * @param scanner called once per committed record, on this thread
      * @return the offset to scan from next: one past the last record handed to {@code scanner}, or
      *     {@code fromOffset} if none was (nothing is committed from there on, yet). Scanning on
      *     from it misses and repeats nothing, even inside a transaction.
@@ -182,12 +272,25 @@ public final class DurableLog implements AutoCloseable {
      * Reads up to {@code max} records from {@code offset} on as stored: transaction markers and
      * records of transactions that never committed included (Kafka's {@code read_uncommitted}; for
      * inspection, such as {@code weir log tail --show-markers}).
+     *
+     * @param topic the topic's name
+     * @param partition the partition, from 0
+     * @param offset the first offset to read, within {@link #startOffset} .. {@link #endOffset}
+     * @param max the most entries to return
+     * @return the entries, in offset order
+     * @throws IllegalArgumentException if {@code offset} is out of range, or topic or partition are
+     *     refused as by {@link #checkPartition}
      */
     public List<LogEntry> readUncommitted(String topic, int partition, long offset, int max) {
         return log.readUncommitted(topic, partition, offset, max);
     }
 
-    /** Forces every open partition to disk. */
+    /**
+     * Forces every open partition to disk, whatever the {@link LogOptions.FsyncPolicy}.
+     *
+     * @throws java.io.UncheckedIOException if a force fails
+     * @throws IllegalStateException if this handle is read-only
+     */
     public void flush() {
         log.flush();
     }
@@ -205,6 +308,7 @@ public final class DurableLog implements AutoCloseable {
      * "..", nor Weir's own hidden entries such as ".staging" and ".lock"). Every lookup calls it,
      * not only {@link #createTopic}.
      *
+     * @param topic the name to check
      * @throws IllegalArgumentException naming the rule
      */
     public static void checkTopicName(String topic) {

@@ -5,6 +5,16 @@ package dev.weir.api.log;
  * skipping would silently lose data.
  */
 public final class LogCorruptedException extends RuntimeException {
+    /**
+     * A damaged record. The message says how to recover: restore the segment, or delete it and the
+     * later ones to give up their data.
+     *
+     * @param topic the topic's name
+     * @param partition the partition, from 0
+     * @param offset the offset of the damaged record (or of where framing broke)
+     * @param file the segment file's name
+     * @param problem what is wrong, such as a checksum mismatch
+     */
     public LogCorruptedException(
             String topic, int partition, long offset, String file, String problem) {
         super(

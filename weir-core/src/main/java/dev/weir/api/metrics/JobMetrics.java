@@ -23,50 +23,54 @@ import java.util.function.Supplier;
  * <p>Thread-safe; reading costs the job nothing.
  */
 public interface JobMetrics {
-    /** The job's name. */
+    /** {@return the job's name} */
     String jobName();
 
-    /** Records through every step (sources, operators, sinks), by step and subtask. */
+    /** {@return records through every step (sources, operators, sinks), by step and subtask} */
     List<StepMetrics> steps();
 
-    /** Where each task's time went. */
+    /** {@return where each task's time went} */
     List<TaskMetrics> tasks();
 
-    /** The channels between tasks, with how much they hold. */
+    /** {@return the channels between tasks, with how much they hold} */
     List<ChannelMetrics> channels();
 
-    /** Each source subtask's lag behind the end of its input, where the source can tell. */
+    /**
+     * {@return each source subtask's lag behind the end of its input, where the source can tell}
+     */
     List<SourceMetrics> sources();
 
     /**
-     * Each sink subtask's commits, for sinks that commit: two-phase-commit and write-ahead sinks
-     * (phase 2) and idempotent sinks (the upsert at each barrier).
+     * {@return each sink subtask's commits, for sinks that commit: two-phase-commit and write-ahead
+     * sinks (phase 2) and idempotent sinks (the upsert at each barrier)}
      */
     List<SinkMetrics> sinks();
 
-    /** How many times the job restarted after a failure so far. */
+    /** {@return how many times the job restarted after a failure so far} */
     int restarts();
 
-    /** How many checkpoints (and savepoints) completed so far, restarts included. */
+    /** {@return how many checkpoints (and savepoints) completed so far, restarts included} */
     long checkpointsCompleted();
 
-    /** The newest completed checkpoint's figures, or null before the first. */
+    /** {@return the newest completed checkpoint's figures, or null before the first} */
     CheckpointStats lastCheckpoint();
 
     /** Records through one subtask of one step. */
     interface StepMetrics {
-        /** The step's name, as given in the pipeline. */
+        /** {@return the step's name, as given in the pipeline} */
         String step();
 
-        /** The subtask index, from 0. */
+        /** {@return the subtask index, from 0} */
         int subtask();
 
-        /** Records the step received; for a source, the records it read from its input. */
+        /** {@return records the step received; for a source, the records it read from its input} */
         long recordsIn();
 
         /**
          * Records the step emitted to the steps that read it (main and side outputs); for a sink,
          * the records it wrote. A record emitted to a side output nobody reads is not counted.
+         *
+         * @return the count over the job's life, restarts included
          */
         long recordsOut();
     }
@@ -77,45 +81,47 @@ public interface JobMetrics {
      * waited for room in a downstream channel) and idle (the rest of the wall time).
      */
     interface TaskMetrics {
-        /** The task's name, {@code vertex#subtask}. */
+        /** {@return the task's name, {@code vertex#subtask}} */
         String task();
 
-        /** Nanoseconds spent in steps that moved something. */
+        /** {@return nanoseconds spent in steps that moved something} */
         long busyNanos();
 
-        /** Nanoseconds during which the task's output waited for room downstream. */
+        /** {@return nanoseconds during which the task's output waited for room downstream} */
         long backpressuredNanos();
 
-        /** Nanoseconds neither busy nor backpressured since the job started. */
+        /** {@return nanoseconds neither busy nor backpressured since the job started} */
         long idleNanos();
     }
 
     /** One channel between a producer and a consumer subtask. */
     interface ChannelMetrics {
-        /** {@code producer#i->consumer#j}. */
+        /** {@return the channel's name, {@code producer#i->consumer#j}} */
         String channel();
 
-        /** The producing task, {@code vertex#subtask}. */
+        /** {@return the producing task, {@code vertex#subtask}} */
         String from();
 
-        /** The consuming task, {@code vertex#subtask}. */
+        /** {@return the consuming task, {@code vertex#subtask}} */
         String to();
 
-        /** Batches and events waiting in the channel now. */
+        /** {@return batches and events waiting in the channel now} */
         int queuedItems();
 
-        /** How many batches and events the channel holds at most. */
+        /** {@return how many batches and events the channel holds at most} */
         int capacityItems();
 
-        /** Estimated bytes of the records waiting now. */
+        /** {@return estimated bytes of the records waiting now} */
         long queuedBytes();
 
-        /** Estimated bytes of records the channel holds before it pushes back. */
+        /** {@return estimated bytes of records the channel holds before it pushes back} */
         long capacityBytes();
 
         /**
          * How full the channel is, from 0 to 1: the larger of its item and byte fill. A channel
          * that stays near 1 is a backpressured edge: its consumer is the slower side.
+         *
+         * @return the fill now, from 0 (empty) to 1 (full)
          */
         default double fill() {
             double items = capacityItems() == 0 ? 0 : (double) queuedItems() / capacityItems();
@@ -126,16 +132,18 @@ public interface JobMetrics {
 
     /** One source subtask. */
     interface SourceMetrics {
-        /** The source step's name. */
+        /** {@return the source step's name} */
         String step();
 
-        /** The subtask index, from 0. */
+        /** {@return the subtask index, from 0} */
         int subtask();
 
         /**
          * Records (or offsets) between what the subtask has read and the end of its input now,
          * summed over its splits that can tell ({@link dev.weir.api.source.SourceReader#lag()}); -1
          * if none can. Refreshed by the source's own thread every few polls.
+         *
+         * @return the lag now, or -1 if unknown
          */
         long lag();
     }
@@ -145,25 +153,30 @@ public interface JobMetrics {
      * upserts at barriers (the moment its records become visible).
      */
     interface SinkMetrics {
-        /** The sink step's name. */
+        /** {@return the sink step's name} */
         String step();
 
-        /** The subtask index, from 0. */
+        /** {@return the subtask index, from 0} */
         int subtask();
 
-        /** Transactions committed so far. */
+        /** {@return transactions committed (for an idempotent sink, upserts written) so far} */
         long commits();
 
-        /** Nanoseconds spent in all those commits. */
+        /** {@return nanoseconds spent in all those commits} */
         long commitNanos();
 
-        /** Nanoseconds the newest commit took, or 0 before the first. */
+        /** {@return nanoseconds the newest commit took, or 0 before the first} */
         long lastCommitNanos();
     }
 
     /**
      * A view with no steps, tasks or channels: for runners that keep no figures of their own
      * (checkpoints and restarts still come from {@code checkpoints} and {@code restarts}).
+     *
+     * @param jobName the job's name
+     * @param restarts read on each call of {@link #restarts()}
+     * @param checkpoints read on each call; the completed checkpoints so far, oldest first
+     * @return a live view over the two suppliers
      */
     static JobMetrics of(
             String jobName, IntSupplier restarts, Supplier<List<CheckpointStats>> checkpoints) {

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * @param <T> record type
  */
 public final class CollectSink<T> implements Sink<T> {
+    /** The records of every writer, in arrival order. */
     private final ConcurrentLinkedQueue<T> records = new ConcurrentLinkedQueue<>();
 
     @Override
@@ -31,7 +32,11 @@ public final class CollectSink<T> implements Sink<T> {
         return records::add;
     }
 
-    /** A copy of the records collected so far, in arrival order. */
+    /**
+     * A copy of the records collected so far, in arrival order.
+     *
+     * @return a new, modifiable list; records of different subtasks are interleaved
+     */
     public List<T> results() {
         return new ArrayList<>(records);
     }

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * @param <T> record type
  */
 public final class CountingSink<T> implements Sink<T> {
+    /** The sum of the counts the writers published. */
     private final AtomicLong total = new AtomicLong();
 
     @Override
@@ -51,7 +52,11 @@ public final class CountingSink<T> implements Sink<T> {
         };
     }
 
-    /** Records counted by writers that have finished or closed. */
+    /**
+     * Records counted by writers that have finished or closed.
+     *
+     * @return the total so far; it does not include writers still running
+     */
     public long count() {
         return total.get();
     }

@@ -59,9 +59,16 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
      */
     public record Committable(List<String> pending, List<String> finished) {}
 
+    /** Where the files go, as a string so the sink is serialisable. */
     private final String directory;
+
+    /** How each record is written as text. */
     private final RecordFormat<? super T> format;
+
+    /** The size at which a file rolls. */
     private final long rollBytes;
+
+    /** The age at which a file rolls; 0 for never by time. */
     private final long rollIntervalMillis;
 
     private FileSink(
@@ -75,7 +82,14 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
         this.rollIntervalMillis = rollIntervalMillis;
     }
 
-    /** Lines into {@code directory}; roll at 128 MiB, on every checkpoint, no time roll. */
+    /**
+     * Lines into {@code directory}; roll at 128 MiB, on every checkpoint, no time roll.
+     *
+     * @param <T> the record type
+     * @param directory where the files go; created if missing. Do not share it with another sink
+     * @return the sink; change its settings with {@link #format}, {@link #rollBytes(long)} and
+     *     {@link #rollInterval(Duration)}
+     */
     public static <T> FileSink<T> to(Path directory) {
         return new FileSink<>(directory, Format.LINES, 128L << 20, 0);
     }
@@ -83,13 +97,23 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
     /**
      * Writes each record with {@code format}: {@link Format#LINES} (the default), or a {@code
      * JsonLinesFormat} or {@code CsvFormat} of the {@code weir-formats} module, or your own.
+     *
+     * @param format writes each record as text, and names the files' suffix and header
+     * @return a copy of this sink with that format
+     * @throws NullPointerException if {@code format} is null
      */
     public FileSink<T> format(RecordFormat<? super T> format) {
         return new FileSink<>(
                 Path.of(directory), Objects.requireNonNull(format), rollBytes, rollIntervalMillis);
     }
 
-    /** Rolls to a new file once a file has this many bytes. */
+    /**
+     * Rolls to a new file once a file has this many bytes.
+     *
+     * @param bytes the size at which to roll, at least 1
+     * @return a copy of this sink with that size
+     * @throws IllegalArgumentException if {@code bytes} is below 1
+     */
     public FileSink<T> rollBytes(long bytes) {
         if (bytes < 1) {
             throw new IllegalArgumentException("rollBytes must be >= 1");
@@ -97,15 +121,22 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
         return new FileSink<>(Path.of(directory), format, bytes, rollIntervalMillis);
     }
 
-    /** Rolls to a new file once a file is this old (zero = never by time). */
+    /**
+     * Rolls to a new file once a file is this old (zero = never by time).
+     *
+     * @param interval the age at which to roll, to the millisecond
+     * @return a copy of this sink with that interval
+     */
     public FileSink<T> rollInterval(Duration interval) {
         return new FileSink<>(Path.of(directory), format, rollBytes, interval.toMillis());
     }
 
+    /** {@return the size in bytes at which a file rolls} */
     public long rollBytes() {
         return rollBytes;
     }
 
+    /** {@return the age at which a file rolls; zero for never by time} */
     public Duration rollInterval() {
         return Duration.ofMillis(rollIntervalMillis);
     }
@@ -160,6 +191,10 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
     /**
      * The lines of every finished file in {@code directory}, files in name order (headers included;
      * a CSV field holding a line break spans two lines: read such files with a CSV parser).
+     *
+     * @param directory the sink's directory
+     * @return the lines of its visible files, read as UTF-8; empty if the directory does not exist
+     * @throws IOException if a file cannot be read
      */
     public static List<String> readCommitted(Path directory) throws IOException {
         List<String> lines = new ArrayList<>();

@@ -16,12 +16,24 @@ import java.util.List;
  * @param <K> key type
  */
 public final class FileTableSink<T, K> implements IdempotentSink<T, K> {
+    /** Where the table files go, as a string so the sink is serialisable. */
     private final String directory;
+
+    /** Picks each record's key. */
     private final KeySelector<T, K> key;
+
+    /** Writes the rows into the table files. */
     private final Codec<T> codec;
+
+    /** Whether a replay writes the same value for a key. */
     private final boolean deterministic;
 
     /**
+     * A table sink writing one file per subtask into {@code directory}.
+     *
+     * @param directory where the table files go; created if missing
+     * @param key picks the key a record is upserted under
+     * @param codec writes the rows into the files and reads them back
      * @param deterministic whether a replay writes the same value for a key (then exactly-once)
      */
     public FileTableSink(
@@ -57,7 +69,15 @@ public final class FileTableSink<T, K> implements IdempotentSink<T, K> {
                 Path.of(directory), context.subtaskIndex(), codec, this::keyOf);
     }
 
-    /** Every row of every subtask's table in {@code directory}. */
+    /**
+     * Every row of every subtask's table in {@code directory}.
+     *
+     * @param <T> the row type
+     * @param directory the sink's directory
+     * @param codec the codec the sink was built with
+     * @return the rows, table by table in file-name order; empty if the directory does not exist
+     * @throws Exception if a file cannot be read or decoded
+     */
     public static <T> List<T> readTable(Path directory, Codec<T> codec) throws Exception {
         return FileTableSinkWriter.readTable(directory, codec);
     }

@@ -16,13 +16,29 @@ import java.util.List;
  * @param <K> key type
  */
 public interface IdempotentSink<T, K> extends Sink<T> {
-    /** The key a record is upserted under. */
+    /**
+     * The key a record is upserted under. Called on the sink task's thread for every record.
+     *
+     * @param record the record
+     * @return its key; of the records between two checkpoints, only the last per key is written
+     */
     K keyOf(T record);
 
-    /** True if a replayed record always carries the value the first attempt wrote. */
+    /**
+     * Whether a replayed record always carries the value the first attempt wrote.
+     *
+     * @return true to claim exactly-once; false makes the sink at-least-once
+     */
     boolean replaysWriteIdenticalValues();
 
-    /** Creates the upsert writer of one sink subtask. */
+    /**
+     * Creates the upsert writer of one sink subtask; called on that subtask's thread when the job
+     * (or a restart attempt) starts.
+     *
+     * @param context the job, sink and subtask the writer serves
+     * @return a new writer; the runtime closes it
+     * @throws Exception if the writer cannot be opened; the task fails
+     */
     UpsertWriter<T> createUpsertWriter(SinkContext context) throws Exception;
 
     /**
@@ -40,11 +56,22 @@ public interface IdempotentSink<T, K> extends Sink<T> {
         /**
          * Upserts {@code records} and stores {@code checkpointId} with them in one atomic step (one
          * database transaction, one file rename), so the target always knows which checkpoint its
-         * data reflects.
+         * data reflects. Not called when no record arrived since the previous checkpoint.
+         *
+         * @param records the latest record per key since the previous checkpoint
+         * @param checkpointId the checkpoint they belong to; {@link Long#MAX_VALUE} for the tail of
+         *     a job that runs without checkpoints
+         * @throws Exception if the write fails; the task fails, and with it the checkpoint. The
+         *     target must then keep the previous data and id
          */
         void upsert(List<T> records, long checkpointId) throws Exception;
 
-        /** The checkpoint id stored with the newest data, or -1 if none. */
+        /**
+         * The checkpoint id stored with the newest data, or -1 if none.
+         *
+         * @return the id the last {@link #upsert} stored, or -1
+         * @throws Exception if the target cannot be read
+         */
         long lastCheckpointId() throws Exception;
 
         @Override

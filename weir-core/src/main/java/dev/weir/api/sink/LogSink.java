@@ -55,9 +55,16 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
     /** Tags the committable encoding that carries the checkpoint id and the written partitions. */
     private static final int COMMITTABLE_V2 = -2;
 
+    /** The log's directory, as a string so the sink is serialisable. */
     private final String directory;
+
+    /** The topic written to. */
     private final String topic;
+
+    /** Writes each record's payload. */
     private final Codec<T> codec;
+
+    /** Picks a record's partition by its key's hash; null for {@code subtask % partitions}. */
     private final KeySelector<T, ?> partitionKey;
 
     private LogSink(Path directory, String topic, Codec<T> codec, KeySelector<T, ?> partitionKey) {
@@ -68,12 +75,28 @@ public final class LogSink<T> implements TwoPhaseCommitSink<T, LogSink.Committab
         this.partitionKey = partitionKey;
     }
 
-    /** Records of each sink subtask go to partition {@code subtask % partitions}. */
+    /**
+     * Records of each sink subtask go to partition {@code subtask % partitions}.
+     *
+     * @param <T> the record type
+     * @param directory the log's directory
+     * @param topic the topic to write; it must exist when the job starts
+     * @param codec writes each record's payload; readers decode with the same codec
+     * @return the sink
+     * @throws IllegalArgumentException if the topic name is not allowed (see {@link
+     *     DurableLog#checkTopicName})
+     */
     public static <T> LogSink<T> to(Path directory, String topic, Codec<T> codec) {
         return new LogSink<>(directory, topic, codec, null);
     }
 
-    /** Records go to the partition their key hashes to. */
+    /**
+     * Records go to the partition their key hashes to.
+     *
+     * @param key picks the key; its {@code hashCode()} modulo the partition count picks the
+     *     partition
+     * @return a copy of this sink that partitions by {@code key}
+     */
     public LogSink<T> partitionBy(KeySelector<T, ?> key) {
         return new LogSink<>(Path.of(directory), topic, codec, key);
     }

@@ -5,16 +5,18 @@ public interface SinkContext {
     /**
      * The name of the pipeline the sink runs in. Part of deterministic transaction ids, so two jobs
      * writing to one external system do not take each other's transactions for their own.
+     *
+     * @return the job's name
      */
     String jobName();
 
-    /** The name the sink was given in the pipeline. */
+    /** {@return the name the sink was given in the pipeline} */
     String sinkName();
 
-    /** Index of the sink subtask that owns the writer, from 0. */
+    /** {@return the index of the sink subtask that owns the writer, from 0} */
     int subtaskIndex();
 
-    /** Number of subtasks of the sink. */
+    /** {@return the number of subtasks of the sink} */
     int parallelism();
 
     /**
@@ -32,6 +34,8 @@ public interface SinkContext {
      *   <li>{@code -1}: the run started fresh by request (resume {@code "none"}, or no
      *       checkpointing); output of earlier runs is the user's to keep or remove.
      * </ul>
+     *
+     * @return the restored checkpoint's id, 0 or -1 as above; -1 by default
      */
     default long restoredCheckpointId() {
         return -1;

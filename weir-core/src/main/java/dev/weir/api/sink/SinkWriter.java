@@ -11,10 +11,20 @@ package dev.weir.api.sink;
  * @param <T> record type
  */
 public interface SinkWriter<T> extends AutoCloseable {
-    /** Writes one record. */
+    /**
+     * Writes one record.
+     *
+     * @param record the record; not null
+     * @throws Exception if the write fails; the task fails and the job restarts or stops as its
+     *     restart policy says
+     */
     void write(T record) throws Exception;
 
-    /** Called once when all input has arrived; flush here. */
+    /**
+     * Called once when all input has arrived; flush here.
+     *
+     * @throws Exception if flushing fails; the job then fails
+     */
     default void finish() throws Exception {}
 
     @Override

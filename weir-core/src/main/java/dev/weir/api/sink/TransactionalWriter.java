@@ -16,7 +16,12 @@ import java.util.List;
  * @param <C> committable type: what phase 2 needs to finish a prepared transaction
  */
 public interface TransactionalWriter<T, C> extends AutoCloseable {
-    /** Writes {@code record} into the open transaction. */
+    /**
+     * Writes {@code record} into the open transaction.
+     *
+     * @param record the record; not null
+     * @throws Exception if the write fails; the task fails and the open transaction is abandoned
+     */
     void write(T record) throws Exception;
 
     /**
@@ -24,12 +29,22 @@ public interface TransactionalWriter<T, C> extends AutoCloseable {
      * it survives a crash, and returns what commits it (null if it holds nothing); later records go
      * to a new transaction. Transaction ids should derive from job, sink, subtask and checkpoint
      * id, so a restarted job can find them.
+     *
+     * @param checkpointId the id of the checkpoint whose barrier arrived; {@link Long#MAX_VALUE} at
+     *     the end of input of a job without checkpoints, whose commit follows at once
+     * @return what {@link #commit} needs to finish the transaction, or null if it holds nothing
+     * @throws Exception if the transaction cannot be prepared; the task fails, and with it the
+     *     checkpoint
      */
     C prepareCommit(long checkpointId) throws Exception;
 
     /**
      * Phase 2: makes a prepared transaction visible. Must be idempotent: "already committed" is
      * success, because after a crash it is called again for the restored committables.
+     *
+     * @param committable what {@link #prepareCommit} returned, possibly in an earlier run
+     * @throws Exception if the commit fails; the job fails and, after a restart, the commit is
+     *     tried again from the checkpoint
      */
     void commit(C committable) throws Exception;
 
@@ -44,6 +59,11 @@ public interface TransactionalWriter<T, C> extends AutoCloseable {
      * is not among {@code committed}: a newer checkpoint completed and its metadata is lost, and
      * replaying from the older one would write that output twice (invariant 8 of
      * docs/design/001-checkpoints.md: no silent fallback).
+     *
+     * @param committed the committables just committed from the restored checkpoint
+     * @param subtask this subtask's index
+     * @param parallelism the sink's parallelism in this run
+     * @throws Exception if aborting fails, or {@code UnrecoverableException} to refuse to run
      */
     void recoverOwned(List<C> committed, int subtask, int parallelism) throws Exception;
 

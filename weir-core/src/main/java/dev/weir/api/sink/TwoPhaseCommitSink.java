@@ -18,13 +18,29 @@ import java.time.Duration;
  * @param <C> committable type
  */
 public interface TwoPhaseCommitSink<T, C> extends Sink<T> {
-    /** Writes committables into checkpoints. */
+    /**
+     * Writes committables into checkpoints.
+     *
+     * @return a codec that later versions of the sink can still read, since a restore decodes
+     *     committables an older version wrote
+     */
     Codec<C> committableCodec();
 
-    /** Creates the writer of one sink subtask. */
+    /**
+     * Creates the writer of one sink subtask; called on that subtask's thread when the job (or a
+     * restart attempt) starts, before any restored committable is committed.
+     *
+     * @param context the job, sink and subtask the writer serves, and the restored checkpoint
+     * @return a new writer; the runtime closes it
+     * @throws Exception if the writer cannot be opened; the task fails
+     */
     TransactionalWriter<T, C> createTransactionalWriter(SinkContext context) throws Exception;
 
-    /** How long the external system keeps an open transaction; zero = forever. */
+    /**
+     * How long the external system keeps an open transaction; zero = forever.
+     *
+     * @return the external system's transaction timeout; {@link Duration#ZERO} by default
+     */
     default Duration transactionTimeout() {
         return Duration.ZERO;
     }
@@ -32,6 +48,8 @@ public interface TwoPhaseCommitSink<T, C> extends Sink<T> {
     /**
      * The name of the setting behind {@link #transactionTimeout()} as the user knows it (such as
      * the external system's own property), for the refusal at start; empty if it has none.
+     *
+     * @return the setting's name, such as {@code "transaction.timeout.ms"}, or an empty string
      */
     default String transactionTimeoutSetting() {
         return "";

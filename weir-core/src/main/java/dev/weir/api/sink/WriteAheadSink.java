@@ -38,15 +38,33 @@ public abstract class WriteAheadSink<T> implements TwoPhaseCommitSink<T, WriteAh
      */
     public record Batch<T>(long checkpointId, int origin, List<T> records) {}
 
+    /** Where each subtask's progress file lives, as a string so the sink is serialisable. */
     private final String progressDirectory;
+
+    /** Writes buffered records into checkpoints. */
     private final Codec<T> codec;
 
+    /**
+     * A sink that keeps its progress files in {@code progressDirectory}.
+     *
+     * @param progressDirectory where the per-subtask progress files go; created if missing. Keep it
+     *     across runs: deleting it makes a restore send checkpoints again
+     * @param codec writes buffered records into checkpoints and reads them back
+     */
     protected WriteAheadSink(Path progressDirectory, Codec<T> codec) {
         this.progressDirectory = progressDirectory.toString();
         this.codec = codec;
     }
 
-    /** Sends the records of checkpoint {@code checkpointId}; called once it is complete. */
+    /**
+     * Sends the records of checkpoint {@code checkpointId}; called once it is complete, on the sink
+     * task's thread.
+     *
+     * @param records the records buffered for that checkpoint, in arrival order
+     * @param checkpointId the completed checkpoint
+     * @param context the sink subtask that sends them
+     * @throws Exception if sending fails; the job fails, and a restart sends the batch again
+     */
     protected abstract void send(List<T> records, long checkpointId, SinkContext context)
             throws Exception;
 
@@ -55,6 +73,10 @@ public abstract class WriteAheadSink<T> implements TwoPhaseCommitSink<T, WriteAh
      * lower parallelism one subtask may send several batches of one checkpoint (one per subtask
      * that buffered them, {@link Batch#origin()}): a {@code send} made idempotent by keying its
      * writes on the checkpoint id must key them on the id and the origin, and override this.
+     *
+     * @param batch the records of one checkpoint from one origin subtask
+     * @param context the sink subtask that sends them
+     * @throws Exception if sending fails; the job fails, and a restart sends the batch again
      */
     protected void send(Batch<T> batch, SinkContext context) throws Exception {
         send(batch.records(), batch.checkpointId(), context);

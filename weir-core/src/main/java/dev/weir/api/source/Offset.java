@@ -10,7 +10,14 @@ import java.util.Objects;
  * @param position how far the split has been read; never negative
  */
 public record Offset(String split, long position) {
-    /** Validates the fields. */
+    /**
+     * Validates the fields.
+     *
+     * @param split the split's id; not null
+     * @param position records (or bytes) consumed from the start of the split; not negative
+     * @throws NullPointerException if {@code split} is null
+     * @throws IllegalArgumentException if {@code position} is negative
+     */
     public Offset {
         Objects.requireNonNull(split, "split");
         if (position < 0) {

@@ -2,12 +2,17 @@ package dev.weir.api.source;
 
 /** What a source reader learns about where it runs. */
 public interface SourceContext {
-    /** Index of the source subtask that owns the reader, from 0. */
+    /** {@return the index of the source subtask that owns the reader, from 0} */
     int subtaskIndex();
 
-    /** Number of subtasks of the source. */
+    /** {@return the number of subtasks of the source} */
     int parallelism();
 
-    /** Monotonic time in nanoseconds; injected so tests and simulations are deterministic. */
+    /**
+     * Monotonic time in nanoseconds; injected so tests and simulations are deterministic. Use it,
+     * not {@link System#nanoTime()}, for rate limits and timeouts.
+     *
+     * @return the time now; only differences between two calls are meaningful
+     */
     long nanoTime();
 }

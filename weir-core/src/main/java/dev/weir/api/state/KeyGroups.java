@@ -78,6 +78,9 @@ public final class KeyGroups {
      * identity-based (so differs between JVMs), or that {@link dev.weir.api.codec.Codecs#auto()}
      * (the keys' codec in checkpoints) cannot encode. The message names the type and what to use.
      * Callers check once per key class.
+     *
+     * @param key a key about to be used; not null
+     * @throws IllegalArgumentException if the key's type cannot be used as a key
      */
     public static void checkKey(Object key) {
         Class<?> type = key.getClass();
@@ -100,7 +103,13 @@ public final class KeyGroups {
         }
     }
 
-    /** A hash of {@code key} that is the same in every JVM (see the class comment). */
+    /**
+     * A hash of {@code key} that is the same in every JVM (see the class comment).
+     *
+     * @param key the key; null hashes to 0
+     * @return its hash; equal to {@code hashCode()} for strings, boxed numbers and lists of those
+     * @throws IllegalArgumentException if the key nests more than 32 levels deep
+     */
     public static int stableHash(Object key) {
         if (key instanceof String || key instanceof Long || key instanceof Integer) {
             return key.hashCode(); // the common keys, without a lookup
@@ -155,7 +164,13 @@ public final class KeyGroups {
         }
     }
 
-    /** Returns the key group of {@code key} among {@code maxParallelism} groups. */
+    /**
+     * Returns the key group of {@code key} among {@code maxParallelism} groups.
+     *
+     * @param key the key
+     * @param maxParallelism the job's number of key groups, at least 1
+     * @return the group, from 0 to {@code maxParallelism - 1}
+     */
     public static int keyGroupOf(Object key, int maxParallelism) {
         int mixed = mix(stableHash(key));
         // The same as floorMod for a power of two (the default, 128), without a division.
@@ -164,22 +179,48 @@ public final class KeyGroups {
                 : Math.floorMod(mixed, maxParallelism);
     }
 
-    /** Returns the subtask of {@code parallelism} that owns {@code keyGroup}. */
+    /**
+     * Returns the subtask of {@code parallelism} that owns {@code keyGroup}.
+     *
+     * @param keyGroup the key group, from 0 to {@code maxParallelism - 1}
+     * @param maxParallelism the job's number of key groups
+     * @param parallelism the step's parallelism, at most {@code maxParallelism}
+     * @return the subtask index, from 0 to {@code parallelism - 1}
+     */
     public static int subtaskOf(int keyGroup, int maxParallelism, int parallelism) {
         return (int) ((long) keyGroup * parallelism / maxParallelism);
     }
 
-    /** First key group owned by {@code subtask}. */
+    /**
+     * First key group owned by {@code subtask}.
+     *
+     * @param subtask the subtask index, from 0
+     * @param maxParallelism the job's number of key groups
+     * @param parallelism the step's parallelism, at most {@code maxParallelism}
+     * @return the first key group in its range, inclusive
+     */
     public static int rangeStart(int subtask, int maxParallelism, int parallelism) {
         return (int) (((long) subtask * maxParallelism + parallelism - 1) / parallelism);
     }
 
-    /** Last key group owned by {@code subtask}, inclusive. */
+    /**
+     * Last key group owned by {@code subtask}, inclusive.
+     *
+     * @param subtask the subtask index, from 0
+     * @param maxParallelism the job's number of key groups
+     * @param parallelism the step's parallelism, at most {@code maxParallelism}
+     * @return the last key group in its range, inclusive
+     */
     public static int rangeEnd(int subtask, int maxParallelism, int parallelism) {
         return rangeStart(subtask + 1, maxParallelism, parallelism) - 1;
     }
 
-    /** The murmur3 32-bit finaliser: spreads poor hash codes such as small longs. */
+    /**
+     * The murmur3 32-bit finaliser: spreads poor hash codes such as small longs.
+     *
+     * @param h a hash code
+     * @return the mixed hash; the same input always gives the same output
+     */
     public static int mix(int h) {
         h ^= h >>> 16;
         h *= 0x85ebca6b;

@@ -33,7 +33,19 @@ public final class KeyedSection {
     private final List<ExternalFile> files;
     private Object memo;
 
-    /** A section of {@code keyCount} keys written by backend {@code backendId}. */
+    /**
+     * A section of {@code keyCount} keys written by backend {@code backendId}. The runtime makes
+     * these; a backend receives them in {@link KeyedStateBackend#restore}.
+     *
+     * @param backendId the {@link KeyedStateBackendFactory#id()} of the backend that wrote it
+     * @param keyCount the number of keys in it
+     * @param buffer holds the bytes; not copied, so do not change it afterwards
+     * @param offset where the bytes start in {@code buffer}
+     * @param length how many bytes there are
+     * @param files the files outside the checkpoint directory it refers to; copied
+     * @throws IllegalArgumentException if {@code offset} and {@code length} do not fit {@code
+     *     buffer}
+     */
     public KeyedSection(
             String backendId,
             int keyCount,
@@ -52,30 +64,32 @@ public final class KeyedSection {
         this.files = List.copyOf(files);
     }
 
-    /** The {@link KeyedStateBackendFactory#id()} of the backend that wrote it. */
+    /** {@return the {@link KeyedStateBackendFactory#id()} of the backend that wrote it} */
     public String backendId() {
         return backendId;
     }
 
-    /** Number of keys in the section. */
+    /** {@return the number of keys in the section} */
     public int keyCount() {
         return keyCount;
     }
 
-    /** The bytes' array; read {@code [offset(), offset() + length())} only. */
+    /** {@return the array holding the bytes; read only {@code [offset(), offset() + length())}} */
     public byte[] buffer() {
         return buffer;
     }
 
+    /** {@return where the bytes start in {@link #buffer()}} */
     public int offset() {
         return offset;
     }
 
+    /** {@return the number of bytes, from {@link #offset()} on} */
     public int length() {
         return length;
     }
 
-    /** Files outside the checkpoint directory the section refers to. */
+    /** {@return the files outside the checkpoint directory the section refers to} */
     public List<ExternalFile> files() {
         return files;
     }
@@ -83,6 +97,11 @@ public final class KeyedSection {
     /**
      * The backend's parsed form of this section, made by {@code parse} on first use and kept; any
      * thread.
+     *
+     * @param <T> the parsed form's type; the same for every caller of one section
+     * @param parse turns the section into the parsed form; called at most once, under this
+     *     section's lock
+     * @return the parsed form, shared by every caller
      */
     @SuppressWarnings("unchecked")
     public synchronized <T> T memo(Function<KeyedSection, T> parse) {

@@ -40,31 +40,45 @@ import java.io.IOException;
  * format.
  */
 public interface KeyedStateBackend extends KeyedStateStore {
-    /** Scopes every state handle to {@code key} (not null) until the next call. */
+    /**
+     * Scopes every state handle to {@code key} (not null) until the next call.
+     *
+     * @param key the current record's key; checked once per class by {@link KeyGroups#checkKey}
+     */
     void setCurrentKey(Object key);
 
-    /** The key the handles are scoped to now, or null. */
+    /** {@return the key the handles are scoped to now, or null} */
     Object currentKey();
 
-    /** Number of keys with state. */
+    /** {@return the number of keys with state} */
     int keyCount();
 
     /**
      * Calls {@code visitor} for every key held now, with the handles scoped to it; keys added
      * during the walk are not visited.
+     *
+     * @param visitor called once per key, on this thread
+     * @throws Exception whatever {@code visitor} throws; the walk stops there
      */
     void forEachKey(KeyVisitor visitor) throws Exception;
 
     /** Visits one key in {@link #forEachKey}. */
     @FunctionalInterface
     interface KeyVisitor {
-        /** Visits {@code key}; every state handle is scoped to it during the call. */
+        /**
+         * Visits {@code key}; every state handle is scoped to it during the call.
+         *
+         * @param key the key being visited
+         * @throws Exception to stop the walk; it propagates out of {@link #forEachKey}
+         */
         void visit(Object key) throws Exception;
     }
 
     /**
      * A consistent copy of the state now, for a checkpoint; later writes do not change it. Called
      * on the task: keep it cheap (the heap backend copies a few arrays).
+     *
+     * @return the copy; {@link KeyedSnapshot#writeTo} serialises it later on another thread
      */
     KeyedSnapshot snapshot();
 
@@ -72,6 +86,10 @@ public interface KeyedStateBackend extends KeyedStateStore {
      * Adds the state of key groups {@code firstKeyGroup..lastKeyGroup} from {@code section}, a
      * snapshot of this kind of backend. Values of states already declared are restored into place;
      * those of states declared later wait for their declaration (decoded with its codec then).
+     *
+     * @param section one old subtask's state, verified against the checkpoint's checksums
+     * @param firstKeyGroup the first key group to take, inclusive
+     * @param lastKeyGroup the last key group to take, inclusive
      */
     void restore(KeyedSection section, int firstKeyGroup, int lastKeyGroup);
 
@@ -79,6 +97,9 @@ public interface KeyedStateBackend extends KeyedStateStore {
      * Local recovery: rebuilds the state from {@code snapshot}, a snapshot this same subtask took
      * in this process for the checkpoint being restored (same key groups). Returns false, changing
      * nothing, if the backend cannot (then the runtime restores from the checkpoint's files).
+     *
+     * @param snapshot what {@link #snapshot} returned on this subtask for that checkpoint
+     * @return true if the state was rebuilt from it
      */
     boolean restoreLocal(KeyedSnapshot snapshot);
 
@@ -92,18 +113,23 @@ public interface KeyedStateBackend extends KeyedStateStore {
      * Releases the state. With {@code restartLikely} the backend may keep its memory for the next
      * attempt of the same subtask, which receives it through {@link
      * KeyedStateBackendFactory.Context#previousAttempt()}.
+     *
+     * @param restartLikely true if the job is about to restart this subtask after a failure
      */
     void close(boolean restartLikely);
 
     /** A snapshot, written by the checkpoint's I/O thread. */
     interface KeyedSnapshot {
-        /** Number of keys in the snapshot. */
+        /** {@return the number of keys in the snapshot} */
         int keyCount();
 
         /**
          * Writes the snapshot in the backend's format (what {@link #restore} reads). May take long;
          * should stop with {@link java.io.InterruptedIOException} when its thread is interrupted (a
          * failed job abandons its checkpoints).
+         *
+         * @param out where to write; the runtime checksums and frames what is written
+         * @throws IOException if writing fails or is interrupted; the checkpoint then fails
          */
         void writeTo(DataOutput out) throws IOException;
     }

@@ -8,13 +8,27 @@ import java.util.List;
  * @param <T> element type
  */
 public interface ListState<T> {
-    /** Appends {@code value} to the current key's list. */
+    /**
+     * Appends {@code value} to the current key's list.
+     *
+     * @param value the element to append; not null
+     * @throws NullPointerException if {@code value} is null
+     */
     void add(T value);
 
-    /** Returns a read-only view of the current key's list (empty if none). */
+    /**
+     * Returns a read-only view of the current key's list (empty if none).
+     *
+     * @return the list in insertion order; a view that sees later changes to this key's list
+     */
     List<T> get();
 
-    /** Replaces the current key's list with {@code values}. */
+    /**
+     * Replaces the current key's list with {@code values}.
+     *
+     * @param values the new elements, copied; none may be null
+     * @throws NullPointerException if an element is null
+     */
     void update(List<T> values);
 
     /** Removes the list for the current key. */
