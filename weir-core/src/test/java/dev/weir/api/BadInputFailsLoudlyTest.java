@@ -128,6 +128,23 @@ class BadInputFailsLoudlyTest {
                 .hasMessageContaining("hashes by identity");
     }
 
+    /** A record key holding an array: its equals and hashCode use the array's identity. */
+    record Bytes(byte[] id) {}
+
+    /** A record key holding a value of a class without its own hashCode. */
+    record Wrapped(Opaque inner) {}
+
+    @Test
+    void aRecordKeyHoldingAnArrayOrAnIdentityHashedValueIsRefusedToo() {
+        assertThatThrownBy(() -> dev.weir.api.state.KeyGroups.checkKey(new Bytes(new byte[] {1})))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(Bytes.class.getName())
+                .hasMessageContaining("hashes by identity");
+        assertThatThrownBy(() -> dev.weir.api.state.KeyGroups.checkKey(new Wrapped(new Opaque(1))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("hashes by identity");
+    }
+
     @Test
     void aKeyTheCheckpointCodecCannotWriteFailsAtTheFirstRecord() {
         Pipeline pipeline = checkpointed("uri-keys");

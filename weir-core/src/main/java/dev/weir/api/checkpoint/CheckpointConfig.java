@@ -81,7 +81,8 @@ public record CheckpointConfig(
         }
         if (mode != CheckpointingMode.NONE && directory == null) {
             throw new IllegalArgumentException(
-                    "checkpointing needs a directory; call CheckpointConfig.directory(path)");
+                    "checkpointing needs a directory; create the config with"
+                            + " CheckpointConfig.exactlyOnce(interval, directory)");
         }
     }
 

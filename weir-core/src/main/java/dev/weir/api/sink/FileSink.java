@@ -124,10 +124,15 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
     /**
      * Rolls to a new file once a file is this old (zero = never by time).
      *
-     * @param interval the age at which to roll, to the millisecond
+     * @param interval the age at which to roll, to the millisecond; zero or more
      * @return a copy of this sink with that interval
+     * @throws IllegalArgumentException if {@code interval} is negative
      */
     public FileSink<T> rollInterval(Duration interval) {
+        if (interval.isNegative()) {
+            throw new IllegalArgumentException(
+                    "rollInterval must be zero (never by time) or more: " + interval);
+        }
         return new FileSink<>(Path.of(directory), format, rollBytes, interval.toMillis());
     }
 

@@ -54,12 +54,18 @@ public final class KeyGroups {
         if (type.isRecord()) {
             for (java.lang.reflect.RecordComponent component : type.getRecordComponents()) {
                 Class<?> c = component.getType();
+                if (c.isArray()) {
+                    return Hashing.IDENTITY; // the record's equals and hashCode use its identity
+                }
                 if (c.isEnum()
                         || c.isRecord()
                         || c.isInterface()
                         || c == Object.class
                         || java.lang.reflect.Modifier.isAbstract(c.getModifiers())) {
                     return Hashing.RECORD; // may hold something hashed by identity
+                }
+                if (!c.isPrimitive() && HASHING.get(c) == Hashing.IDENTITY) {
+                    return Hashing.IDENTITY; // a concrete component without its own hashCode
                 }
             }
             return Hashing.NATIVE;
@@ -88,8 +94,8 @@ public final class KeyGroups {
             throw new IllegalArgumentException(
                     "key type "
                             + type.getName()
-                            + " hashes by identity (it does not override hashCode, or is an"
-                            + " array), so its key group would differ in every JVM and restored"
+                            + " hashes by identity (it does not override hashCode, is an array,"
+                            + " or is a record holding one of those), so its key group would differ in every JVM and restored"
                             + " state would be lost; key by a String, a boxed number, an enum or a"
                             + " record of those");
         }

@@ -96,7 +96,8 @@ public interface KeyedStateBackend extends KeyedStateStore {
     /**
      * Local recovery: rebuilds the state from {@code snapshot}, a snapshot this same subtask took
      * in this process for the checkpoint being restored (same key groups). Returns false, changing
-     * nothing, if the backend cannot (then the runtime restores from the checkpoint's files).
+     * nothing, if the backend cannot: the runtime then restores from the checkpoint's files, or,
+     * for a checkpoint kept only in memory, fails the restore naming the step.
      *
      * @param snapshot what {@link #snapshot} returned on this subtask for that checkpoint
      * @return true if the state was rebuilt from it

@@ -18,10 +18,10 @@ import java.util.Objects;
  * <p>Behind it is a replayable source with one split that reads what was fed so far and then waits
  * for more (it never ends): a restart after a failure seeks back to the position its last
  * checkpoint holds and reads the same records again, as a durable log or a Kafka partition would.
- * Event time comes from the timestamps fed with {@link #feed(long, Object)}: after each such record
- * the watermark is the largest timestamp fed so far, minus the input's out-of-orderness bound,
- * minus one; {@link #advanceWatermark} raises it explicitly. Records fed without a timestamp have
- * none.
+ * Event time comes from the timestamps fed with {@link #feedAt(long, Object)}: after each such
+ * record the watermark is the largest timestamp fed so far, minus the input's out-of-orderness
+ * bound, minus one; {@link #advanceWatermark} raises it explicitly. Records fed without a timestamp
+ * have none.
  *
  * <h2>How the methods are called</h2>
  *
@@ -65,10 +65,6 @@ public final class TestInput<T> {
     /**
      * Feeds {@code values} without event timestamps, in order. Called by the test's thread.
      *
-     * <p>Beware two numbers: on a {@code TestInput<Long>} or {@code TestInput<Integer>}, {@code
-     * feed(1, 2)} calls {@link #feed(long, Object)}, which feeds the record 2 at time 1. Pass a
-     * {@link List} to feed exactly two numbers.
-     *
      * @param values the records; none may be null
      * @return this input
      * @throws NullPointerException if a value is null
@@ -100,7 +96,9 @@ public final class TestInput<T> {
 
     /**
      * Feeds {@code value} with the event time {@code timestampMillis}, which may raise the
-     * watermark (see the class comment). Called by the test's thread.
+     * watermark (see the class comment). Called by the test's thread. (Named apart from {@link
+     * #feed(Object[])} so that {@code feed(1L, 2L)} on a {@code TestInput<Long>} feeds two records,
+     * not one at time 1.)
      *
      * @param timestampMillis the record's event time in milliseconds since the epoch; not {@link
      *     Long#MIN_VALUE}
@@ -108,7 +106,7 @@ public final class TestInput<T> {
      * @return this input
      * @throws IllegalArgumentException if {@code timestampMillis} is {@link Long#MIN_VALUE}
      */
-    public TestInput<T> feed(long timestampMillis, T value) {
+    public TestInput<T> feedAt(long timestampMillis, T value) {
         if (timestampMillis == NO_TIMESTAMP) {
             throw new IllegalArgumentException(
                     "timestamp Long.MIN_VALUE means 'no timestamp'; feed(value) says that");

@@ -279,13 +279,17 @@ public final class Task {
             // into place; any declared later wait, encoded, for their declaration.
             KeyedStateBackend keyed = context.keyedState();
             if (restored != null && keyed != null) {
-                if (restored.copy() != null) {
-                    // A checkpoint restored from memory (local recovery): its in-memory copy.
-                    if (!keyed.restoreLocal(restored.copy())) {
+                // A checkpoint restored from memory (local recovery) offers its in-memory copy
+                // first; a backend that cannot use it is restored from the files instead.
+                boolean local = restored.copy() != null && keyed.restoreLocal(restored.copy());
+                if (!local) {
+                    if (restored.copy() != null && restored.keyed().isEmpty()) {
                         throw new IllegalStateException(
-                                name + ": keyed state could not be restored from memory");
+                                name
+                                        + ": the keyed state backend could not restore the"
+                                        + " in-memory checkpoint and it has no files to restore"
+                                        + " from; use a checkpoint directory");
                     }
-                } else {
                     for (KeyedSection section : restored.keyed()) {
                         keyed.restore(section, restored.firstKeyGroup(), restored.lastKeyGroup());
                     }

@@ -172,14 +172,14 @@ class PipelineTestDriverTest {
             TestOutput<String> out = driver.output("out", perMinute);
             driver.start();
 
-            lines.feed(1_000, "a").feed(30_000, "a b").feed(62_000, "b");
+            lines.feedAt(1_000, "a").feedAt(30_000, "a b").feedAt(62_000, "b");
             driver.checkpoint();
             assertThat(out.committed())
                     .as("the watermark 62 s - 5 s - 1 ms has not passed the first minute")
                     .isEmpty();
 
-            lines.feed(58_000, "a"); // out of order, but within the 5 s bound
-            lines.feed(65_000, "c");
+            lines.feedAt(58_000, "a"); // out of order, but within the 5 s bound
+            lines.feedAt(65_000, "c");
             driver.checkpoint();
             assertThat(out.committed()).containsExactlyInAnyOrder("0 a=3", "0 b=1");
 
@@ -206,11 +206,11 @@ class PipelineTestDriverTest {
             TestOutput<String> out = driver.output("out", perMinute);
             driver.start();
 
-            lines.feed(1_000, "a b");
+            lines.feedAt(1_000, "a b");
             driver.checkpoint();
-            lines.feed(2_000, "a").advanceWatermark(60_000);
+            lines.feedAt(2_000, "a").advanceWatermark(60_000);
             driver.injectFailure();
-            lines.feed(61_000, "a");
+            lines.feedAt(61_000, "a");
             driver.checkpoint();
             assertThat(out.committed()).containsExactlyInAnyOrder("a=2", "b=1");
         }
