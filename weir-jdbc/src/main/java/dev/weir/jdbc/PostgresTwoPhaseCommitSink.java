@@ -186,7 +186,7 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
      *
      * @param connection an open connection to the sink's database; not closed here
      * @param prefix the sink's transaction id prefix, without the trailing colon
-     * @return the transaction ids, in order; empty if there are none
+     * @return the transaction ids, sorted; empty if there are none
      * @throws SQLException if the query fails
      */
     public static List<String> preparedTransactions(Connection connection, String prefix)

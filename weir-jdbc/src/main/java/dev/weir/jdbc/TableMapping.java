@@ -21,9 +21,10 @@ public final class TableMapping<T> implements Serializable {
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     /**
-     * The values of one record, in the order of the mapping's columns. Called by the sink's writer
-     * on its own thread, once per record written; it must be serializable, as it travels with the
-     * sink.
+     * The values of one record, in the order of the mapping's columns. Called on the sink subtask's
+     * thread, at least once per record (the upsert sink also takes each record's key from it, and a
+     * replay calls it again), so it should be a pure function of the record. It must be
+     * serializable: it travels with the sink.
      *
      * @param <T> record type
      */

@@ -150,7 +150,8 @@ public final class KafkaSource<T> implements Source<T> {
      *
      * @param <T> element type
      * @param bootstrapServers Kafka's {@code bootstrap.servers}, such as {@code localhost:9092}
-     * @param pattern the topic name pattern; it must match a whole name
+     * @param pattern the topic name pattern; it must match a whole name. Only its text is kept, not
+     *     its flags: write flags inline, such as {@code (?i)}
      * @param deserializer turns each record into an element
      * @return the source
      * @throws IllegalArgumentException if {@code bootstrapServers} is blank
