@@ -37,6 +37,10 @@ public final class FlinkRunner implements Runner {
     /**
      * A runner that starts each job on a local Flink MiniCluster with {@code slots} task slots: the
      * largest parallelism any step of the pipeline may have.
+     *
+     * @param slots task slots of each job's MiniCluster, at least 1
+     * @return the runner
+     * @throws IllegalArgumentException if {@code slots} is less than 1
      */
     public static FlinkRunner local(int slots) {
         if (slots < 1) {
@@ -51,6 +55,12 @@ public final class FlinkRunner implements Runner {
      * Weir's, unless the cluster has them on its class path). Sources, functions, sinks and codecs
      * are serialised into the job, so they must be serialisable; checkpoint and sink directories
      * must be paths every TaskManager reaches.
+     *
+     * @param host the JobManager's host name or address; not null
+     * @param restPort the JobManager's REST port (Flink's default is 8081)
+     * @param jars paths of jar files to ship with each job; none if the cluster has the classes
+     * @return the runner
+     * @throws IllegalArgumentException if {@code restPort} is not within 1..65535
      */
     public static FlinkRunner remote(String host, int restPort, String... jars) {
         if (restPort < 1 || restPort > 65_535) {

@@ -24,11 +24,22 @@ public final class PostgresConnectionConfig implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(PostgresConnectionConfig.class);
 
+    /** The JDBC URL. */
     private final String url;
+
+    /** The user, or null for the driver's default. */
     private final String user;
+
+    /** The password, or null. */
     private final String password;
+
+    /** Extra pgjdbc properties, by name. */
     private final Map<String, String> properties;
+
+    /** Connection attempts in all, at least 1. */
     private final int attempts;
+
+    /** The wait after the first failed attempt; it doubles after each next one. */
     private final Duration firstBackoff;
 
     private PostgresConnectionConfig(
@@ -46,7 +57,14 @@ public final class PostgresConnectionConfig implements Serializable {
         this.firstBackoff = firstBackoff;
     }
 
-    /** A database at {@code url}, such as {@code jdbc:postgresql://localhost:5432/app}. */
+    /**
+     * A database at {@code url}, such as {@code jdbc:postgresql://localhost:5432/app}, with no
+     * credentials (the driver's defaults) and the default retries.
+     *
+     * @param url a JDBC URL starting with {@code jdbc:postgresql:}; not null
+     * @return the configuration
+     * @throws IllegalArgumentException if {@code url} is not a PostgreSQL JDBC URL
+     */
     public static PostgresConnectionConfig of(String url) {
         Objects.requireNonNull(url, "url");
         if (!url.startsWith("jdbc:postgresql:")) {
@@ -59,13 +77,26 @@ public final class PostgresConnectionConfig implements Serializable {
                 url, null, null, new TreeMap<>(), 6, Duration.ofMillis(100));
     }
 
-    /** Logs in as {@code user} with {@code password}. */
+    /**
+     * Logs in as {@code user} with {@code password}.
+     *
+     * @param user the database user, or null for the driver's default
+     * @param password the user's password, or null if the server does not ask for one
+     * @return a copy with these credentials
+     */
     public PostgresConnectionConfig credentials(String user, String password) {
         return new PostgresConnectionConfig(
                 url, user, password, properties, attempts, firstBackoff);
     }
 
-    /** Sets a pgjdbc connection property, such as {@code ssl} or {@code connectTimeout}. */
+    /**
+     * Sets a pgjdbc connection property, such as {@code ssl} or {@code connectTimeout}. Unless set
+     * here, {@code reWriteBatchedInserts} is true and {@code connectTimeout} is 10 (seconds).
+     *
+     * @param name the property name, as pgjdbc documents it
+     * @param value its value
+     * @return a copy with the property set, replacing an earlier value of the same name
+     */
     public PostgresConnectionConfig property(String name, String value) {
         Map<String, String> copy = new TreeMap<>(properties);
         copy.put(name, value);
@@ -75,6 +106,11 @@ public final class PostgresConnectionConfig implements Serializable {
     /**
      * Connects at most {@code attempts} times, waiting {@code firstBackoff} after the first failure
      * and twice as long after each next one.
+     *
+     * @param attempts connection attempts in all, at least 1 (1 means no retry)
+     * @param firstBackoff the wait after the first failed attempt
+     * @return a copy with these retries
+     * @throws IllegalArgumentException if {@code attempts} is less than 1
      */
     public PostgresConnectionConfig retries(int attempts, Duration firstBackoff) {
         if (attempts < 1) {
@@ -84,12 +120,20 @@ public final class PostgresConnectionConfig implements Serializable {
                 url, user, password, properties, attempts, firstBackoff);
     }
 
-    /** The JDBC URL. */
+    /**
+     * The JDBC URL.
+     *
+     * @return the URL given to {@link #of}
+     */
     public String url() {
         return url;
     }
 
-    /** The user name, or null for the driver's default. */
+    /**
+     * The user name.
+     *
+     * @return the user, or null for the driver's default
+     */
     public String user() {
         return user;
     }

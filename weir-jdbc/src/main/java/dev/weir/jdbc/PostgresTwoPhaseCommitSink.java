@@ -51,10 +51,19 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
     private static final Logger LOG = LoggerFactory.getLogger(PostgresTwoPhaseCommitSink.class);
     private static final int MAX_GID = 200;
 
+    /** How to reach the database. */
     private final PostgresConnectionConfig config;
+
+    /** Where the records go. */
     private final TableMapping<T> table;
+
+    /** Rows sent to the server per batch. */
     private final int batchSize;
+
+    /** The prefix of transaction ids, or null for {@code weir:<job>:<sink>}. */
     private final String transactionIdPrefix;
+
+    /** The table recording which checkpoint each prepared transaction belongs to. */
     private final String progressTable;
 
     private PostgresTwoPhaseCommitSink(
@@ -70,13 +79,27 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
         this.progressTable = progressTable;
     }
 
-    /** A sink writing {@code table}'s rows into the database {@code config} names. */
+    /**
+     * A sink writing {@code table}'s rows into the database {@code config} names.
+     *
+     * @param <T> record type
+     * @param config how to reach the database
+     * @param table the table and its columns; with key columns the rows are upserts
+     * @return the sink, with batches of 1000 rows, the default transaction id prefix and the
+     *     progress table {@code weir_2pc_progress}
+     */
     public static <T> PostgresTwoPhaseCommitSink<T> into(
             PostgresConnectionConfig config, TableMapping<T> table) {
         return new PostgresTwoPhaseCommitSink<>(config, table, 1000, null, "weir_2pc_progress");
     }
 
-    /** Rows sent to the server per batch (default 1000). */
+    /**
+     * Rows sent to the server per batch (default 1000).
+     *
+     * @param rows rows per batch, at least 1
+     * @return a copy with this batch size
+     * @throws IllegalArgumentException if {@code rows} is less than 1
+     */
     public PostgresTwoPhaseCommitSink<T> batchSize(int rows) {
         if (rows < 1) {
             throw new IllegalArgumentException("batch size must be at least 1");
@@ -88,6 +111,10 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
     /**
      * The prefix of this sink's transaction ids; default {@code weir:<job>:<sink>}. Two jobs
      * writing to one database must not share it: each would roll back the other's transactions.
+     *
+     * @param prefix the prefix, 1 to 176 characters
+     * @return a copy with this prefix
+     * @throws IllegalArgumentException if {@code prefix} is empty or too long
      */
     public PostgresTwoPhaseCommitSink<T> transactionIdPrefix(String prefix) {
         if (prefix.isEmpty() || prefix.length() > MAX_GID - 24) {
@@ -104,6 +131,10 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
      * checkpoint_id bigint NOT NULL, PRIMARY KEY (transaction_prefix, subtask, checkpoint_id))},
      * with SELECT, INSERT and DELETE granted to the sink's user. It must live in the sink table's
      * database: the row commits with the output.
+     *
+     * @param name a plain table name or {@code schema.name}
+     * @return a copy using this progress table
+     * @throws IllegalArgumentException if {@code name} is not a plain name
      */
     public PostgresTwoPhaseCommitSink<T> progressTable(String name) {
         TableMapping.checkTable(name);
@@ -111,7 +142,11 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                 config, table, batchSize, transactionIdPrefix, name);
     }
 
-    /** Round trips to PostgreSQL block: the sink runs on threads of its own. */
+    /**
+     * Round trips to PostgreSQL block: the sink runs on threads of its own.
+     *
+     * @return true
+     */
     @Override
     public boolean isBlocking() {
         return true;
@@ -144,7 +179,16 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
         return new Writer<>(this, prefix, context);
     }
 
-    /** The transaction ids of prepared transactions of {@code prefix} in the database now. */
+    /**
+     * The transaction ids of prepared transactions of {@code prefix} in the database now: those
+     * prepared and not yet committed or rolled back. For tests and operators who want to see what a
+     * sink left behind.
+     *
+     * @param connection an open connection to the sink's database; not closed here
+     * @param prefix the sink's transaction id prefix, without the trailing colon
+     * @return the transaction ids, sorted; empty if there are none
+     * @throws SQLException if the query fails
+     */
     public static List<String> preparedTransactions(Connection connection, String prefix)
             throws SQLException {
         List<String> gids = new ArrayList<>();

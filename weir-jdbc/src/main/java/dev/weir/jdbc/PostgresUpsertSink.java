@@ -34,10 +34,19 @@ public final class PostgresUpsertSink<T> implements IdempotentSink<T, List<Objec
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(PostgresUpsertSink.class);
 
+    /** How to reach the database. */
     private final PostgresConnectionConfig config;
+
+    /** Where the records go, with the key columns. */
     private final TableMapping<T> table;
+
+    /** Rows sent to the server per batch. */
     private final int batchSize;
+
+    /** Whether a replay writes the value the first attempt wrote. */
     private final boolean identicalReplays;
+
+    /** The table recording each subtask's checkpoint id. */
     private final String progressTable;
 
     private PostgresUpsertSink(
@@ -56,6 +65,12 @@ public final class PostgresUpsertSink<T> implements IdempotentSink<T, List<Objec
     /**
      * A sink upserting {@code table}'s rows by its key columns into the database {@code config}
      * names. The table needs a primary key or unique index on the key columns.
+     *
+     * @param <T> record type
+     * @param config how to reach the database
+     * @param table the table, its columns and its key columns
+     * @return the sink, with batches of 1000 rows and the progress table {@code weir_sink_progress}
+     * @throws IllegalArgumentException if {@code table} has no key columns
      */
     public static <T> PostgresUpsertSink<T> into(
             PostgresConnectionConfig config, TableMapping<T> table) {
@@ -66,7 +81,13 @@ public final class PostgresUpsertSink<T> implements IdempotentSink<T, List<Objec
         return new PostgresUpsertSink<>(config, table, 1000, true, "weir_sink_progress");
     }
 
-    /** Rows sent to the server per batch (default 1000). */
+    /**
+     * Rows sent to the server per batch (default 1000).
+     *
+     * @param rows rows per batch, at least 1
+     * @return a copy with this batch size
+     * @throws IllegalArgumentException if {@code rows} is less than 1
+     */
     public PostgresUpsertSink<T> batchSize(int rows) {
         if (rows < 1) {
             throw new IllegalArgumentException("batch size must be at least 1");
@@ -74,18 +95,35 @@ public final class PostgresUpsertSink<T> implements IdempotentSink<T, List<Objec
         return new PostgresUpsertSink<>(config, table, rows, identicalReplays, progressTable);
     }
 
-    /** Whether a replay always writes the value the first attempt wrote (default true). */
+    /**
+     * Whether a replay always writes the value the first attempt wrote (default true).
+     *
+     * @param identical false when values carry clocks or randomness: the analyzer then reports the
+     *     sink as at-least-once
+     * @return a copy with this declaration
+     */
     public PostgresUpsertSink<T> replaysWriteIdenticalValues(boolean identical) {
         return new PostgresUpsertSink<>(config, table, batchSize, identical, progressTable);
     }
 
-    /** The table that records each subtask's checkpoint id (default weir_sink_progress). */
+    /**
+     * The table that records each subtask's checkpoint id (default weir_sink_progress); created on
+     * first use, in the sink table's database.
+     *
+     * @param name a plain table name or {@code schema.name}
+     * @return a copy using this progress table
+     * @throws IllegalArgumentException if {@code name} is not a plain name
+     */
     public PostgresUpsertSink<T> progressTable(String name) {
         TableMapping.checkTable(name);
         return new PostgresUpsertSink<>(config, table, batchSize, identicalReplays, name);
     }
 
-    /** Round trips to PostgreSQL block: the sink runs on threads of its own. */
+    /**
+     * Round trips to PostgreSQL block: the sink runs on threads of its own.
+     *
+     * @return true
+     */
     @Override
     public boolean isBlocking() {
         return true;

@@ -20,16 +20,36 @@ public final class TableMapping<T> implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
-    /** The values of one record, in the order of the mapping's columns. */
+    /**
+     * The values of one record, in the order of the mapping's columns. Called on the sink subtask's
+     * thread, at least once per record (the upsert sink also takes each record's key from it, and a
+     * replay calls it again), so it should be a pure function of the record. It must be
+     * serializable: it travels with the sink.
+     *
+     * @param <T> record type
+     */
     @FunctionalInterface
     public interface RowValues<T> extends Serializable {
-        /** The column values of {@code record}: Long, Integer, String, BigDecimal, and so on. */
+        /**
+         * The column values of {@code record}: Long, Integer, String, BigDecimal, and so on.
+         *
+         * @param record the record to write
+         * @return one value per column of the mapping, in its order (null for SQL NULL); a wrong
+         *     count fails the write with {@link IllegalArgumentException}
+         */
         Object[] of(T record);
     }
 
+    /** The table name, plain or {@code schema.name}. */
     private final String table;
+
+    /** The columns written, in the order of {@link #values}. */
     private final List<String> columns;
+
+    /** The key columns, empty for plain inserts. */
     private final List<String> keyColumns;
+
+    /** Gives each record's values. */
     private final RowValues<T> values;
 
     private TableMapping(
@@ -40,7 +60,17 @@ public final class TableMapping<T> implements Serializable {
         this.values = values;
     }
 
-    /** Rows of {@code table} with {@code columns}, whose values {@code values} gives. */
+    /**
+     * Rows of {@code table} with {@code columns}, whose values {@code values} gives. The rows are
+     * plain inserts until {@link #key} names key columns.
+     *
+     * @param <T> record type
+     * @param table the table, a plain name or {@code schema.name}
+     * @param columns the columns written, at least one, each a plain SQL identifier
+     * @param values gives each record's values in the order of {@code columns}; not null
+     * @return the mapping
+     * @throws IllegalArgumentException if a name is not a plain identifier or there is no column
+     */
     public static <T> TableMapping<T> of(String table, List<String> columns, RowValues<T> values) {
         checkTable(table);
         if (columns.isEmpty()) {
@@ -56,6 +86,10 @@ public final class TableMapping<T> implements Serializable {
     /**
      * The columns that identify a row: writes become {@code INSERT … ON CONFLICT (keys) DO UPDATE}
      * and the table needs a primary key or unique index on them.
+     *
+     * @param keyColumns the key columns, each one of the mapping's columns
+     * @return a copy with these key columns, replacing any set before
+     * @throws IllegalArgumentException if a key column is not among the columns
      */
     public TableMapping<T> key(String... keyColumns) {
         for (String key : keyColumns) {
@@ -90,17 +124,29 @@ public final class TableMapping<T> implements Serializable {
         }
     }
 
-    /** The table name. */
+    /**
+     * The table name.
+     *
+     * @return the table, as given to {@link #of}
+     */
     public String table() {
         return table;
     }
 
-    /** The columns, in the order of {@link RowValues#of}. */
+    /**
+     * The columns, in the order of {@link RowValues#of}.
+     *
+     * @return the columns, unmodifiable
+     */
     public List<String> columns() {
         return columns;
     }
 
-    /** The key columns, empty for plain inserts. */
+    /**
+     * The key columns.
+     *
+     * @return the key columns, unmodifiable; empty for plain inserts
+     */
     public List<String> keyColumns() {
         return keyColumns;
     }

@@ -30,7 +30,19 @@ public record KafkaCommittable(
         long checkpointId,
         long startedAtMillis,
         long timeoutMillis) {
-    /** Validates. */
+    /**
+     * Validates.
+     *
+     * @param transactionalId the producer's {@code transactional.id}; not null
+     * @param topic the sink's topic; not null
+     * @param producerId the producer id, not negative
+     * @param epoch the producer epoch, not negative
+     * @param subtask the sink subtask, not negative
+     * @param checkpointId the checkpoint whose barrier pre-committed it
+     * @param startedAtMillis wall-clock time of the transaction's first record
+     * @param timeoutMillis the producer's {@code transaction.timeout.ms}
+     * @throws IllegalArgumentException if the producer id, epoch or subtask is negative
+     */
     public KafkaCommittable {
         Objects.requireNonNull(transactionalId, "transactionalId");
         Objects.requireNonNull(topic, "topic");
@@ -40,17 +52,26 @@ public record KafkaCommittable(
         }
     }
 
-    /** How long ago the transaction started, at {@code nowMillis}. */
+    /**
+     * How long ago the transaction started.
+     *
+     * @param nowMillis the current wall-clock time, milliseconds since the epoch
+     * @return the age in milliseconds
+     */
     public long ageMillis(long nowMillis) {
         return nowMillis - startedAtMillis;
     }
 
     /**
      * Writes committables into checkpoints; reads what it wrote (id {@code
-     * weir.kafka.committable.v1}).
+     * weir.kafka.committable.v1}). {@link KafkaSink#committableCodec} returns one; users need not
+     * create it, except to read a sink's committables from a checkpoint.
      */
     public static final class CommittableCodec implements Codec<KafkaCommittable> {
         private static final long serialVersionUID = 1L;
+
+        /** A codec; it holds no state. */
+        public CommittableCodec() {}
 
         @Override
         public void encode(KafkaCommittable c, DataOutput out) throws IOException {

@@ -18,21 +18,43 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 @FunctionalInterface
 public interface KafkaDeserializer<T> extends Serializable {
-    /** The element for {@code record}, or null to skip it. */
+    /**
+     * The element for {@code record}, or null to skip it.
+     *
+     * @param record the record as read: key and value bytes (either may be null), headers,
+     *     partition, offset and timestamp
+     * @return the element to emit, or null to skip the record
+     * @throws Exception if the record cannot be read; this fails the task
+     */
     T deserialize(ConsumerRecord<byte[], byte[]> record) throws Exception;
 
-    /** The value's bytes as they are; tombstones skipped. */
+    /**
+     * The value's bytes as they are; tombstones skipped.
+     *
+     * @return the deserializer
+     */
     static KafkaDeserializer<byte[]> bytes() {
         return ConsumerRecord::value;
     }
 
-    /** The value as UTF-8 text; tombstones skipped. */
+    /**
+     * The value as UTF-8 text; tombstones skipped.
+     *
+     * @return the deserializer
+     */
     static KafkaDeserializer<String> strings() {
         return record ->
                 record.value() == null ? null : new String(record.value(), StandardCharsets.UTF_8);
     }
 
-    /** The value decoded with {@code codec} (as a {@link KafkaSerializer#codec} wrote it). */
+    /**
+     * The value decoded with {@code codec} (as a {@link KafkaSerializer#codec} wrote it);
+     * tombstones skipped.
+     *
+     * @param <T> element type
+     * @param codec the codec that encoded the values
+     * @return the deserializer
+     */
     static <T> KafkaDeserializer<T> codec(Codec<T> codec) {
         return record -> record.value() == null ? null : codec.fromBytes(record.value());
     }

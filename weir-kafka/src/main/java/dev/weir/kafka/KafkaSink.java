@@ -77,6 +77,7 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
     /** The default {@code transaction.timeout.ms}: the broker's default maximum. */
     public static final Duration DEFAULT_TRANSACTION_TIMEOUT = Duration.ofMinutes(15);
 
+    /** Everything the writers need. */
     private final Settings<T> settings;
 
     /**
@@ -123,7 +124,17 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
         this.settings = settings;
     }
 
-    /** An exactly-once sink writing to {@code topic} on the cluster at {@code bootstrapServers}. */
+    /**
+     * An exactly-once sink writing to {@code topic} on the cluster at {@code bootstrapServers}. The
+     * topic must exist when the job starts.
+     *
+     * @param <T> element type
+     * @param bootstrapServers Kafka's {@code bootstrap.servers}, such as {@code localhost:9092}
+     * @param topic the topic records go to unless the serializer names another
+     * @param serializer turns each element into a record
+     * @return the sink, exactly-once with a transaction timeout of 15 minutes
+     * @throws IllegalArgumentException if {@code bootstrapServers} or {@code topic} is blank
+     */
     public static <T> KafkaSink<T> to(
             String bootstrapServers, String topic, KafkaSerializer<T> serializer) {
         if (bootstrapServers == null || bootstrapServers.isBlank()) {
@@ -144,7 +155,13 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
                         new TreeMap<>()));
     }
 
-    /** The default transactional id prefix of sink {@code sink} in job {@code job}. */
+    /**
+     * The default transactional id prefix of sink {@code sink} in job {@code job}.
+     *
+     * @param job the job's name
+     * @param sink the sink's name in the job
+     * @return {@code weir:<job>:<sink>}
+     */
     public static String defaultPrefix(String job, String sink) {
         return "weir:" + job + ":" + sink;
     }
@@ -167,7 +184,12 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
                         properties));
     }
 
-    /** The guarantee (default {@link Mode#EXACTLY_ONCE}). */
+    /**
+     * The guarantee (default {@link Mode#EXACTLY_ONCE}).
+     *
+     * @param mode the guarantee; not null
+     * @return a copy with this mode
+     */
     public KafkaSink<T> mode(Mode mode) {
         Objects.requireNonNull(mode, "mode");
         Settings<T> s = settings;
@@ -187,6 +209,10 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
      * longer downtime; a crashed job's open transactions hold back read_committed readers of the
      * topic until it restarts or the timeout passes ({@code weir kafka transactions} ends them by
      * hand).
+     *
+     * @param timeout the transaction timeout, positive; sent in whole milliseconds
+     * @return a copy with this timeout
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
      */
     public KafkaSink<T> transactionTimeout(Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
@@ -205,6 +231,10 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
      * The prefix of the sink's transactional ids and progress groups (default {@code
      * weir:<job>:<sink>}). Two jobs writing to one cluster must not share it: each would abort the
      * other's transactions.
+     *
+     * @param prefix the prefix, 1 to 200 characters
+     * @return a copy with this prefix
+     * @throws IllegalArgumentException if {@code prefix} is null, blank or too long
      */
     public KafkaSink<T> transactionalIdPrefix(String prefix) {
         if (prefix == null || prefix.isBlank() || prefix.length() > 200) {
@@ -224,6 +254,8 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
      * down longer than the transaction timeout) as lost data at ERROR level and goes on, instead of
      * failing the job. Its records are missing from the output for good: the source has moved past
      * them.
+     *
+     * @return a copy that goes on after lost transactions
      */
     public KafkaSink<T> acceptLostTransactions() {
         Settings<T> s = settings;
@@ -240,6 +272,11 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
      * Properties the sink sets itself are refused: {@code bootstrap.servers}, {@code
      * transactional.id} (use {@link #transactionalIdPrefix}), {@code transaction.timeout.ms} (use
      * {@link #transactionTimeout}), {@code enable.idempotence} and the serialisers.
+     *
+     * @param key the producer property name
+     * @param value its value; not null
+     * @return a copy with the property set, replacing an earlier value of the same name
+     * @throws IllegalArgumentException if the sink sets {@code key} itself
      */
     public KafkaSink<T> property(String key, String value) {
         if (OWNED_PROPERTIES.contains(key)) {
@@ -260,7 +297,11 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
                 properties);
     }
 
-    /** The producer properties set with {@link #property}. */
+    /**
+     * The producer properties set with {@link #property}.
+     *
+     * @return an unmodifiable copy
+     */
     public Map<String, String> properties() {
         return Map.copyOf(settings.properties());
     }
@@ -304,7 +345,11 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
                 : Duration.ZERO;
     }
 
-    /** Flushes and commits wait for the brokers: the sink's subtasks get threads of their own. */
+    /**
+     * Flushes and commits wait for the brokers: the sink's subtasks get threads of their own.
+     *
+     * @return true
+     */
     @Override
     public boolean isBlocking() {
         return true;

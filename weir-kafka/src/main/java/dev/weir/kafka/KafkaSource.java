@@ -64,6 +64,7 @@ public final class KafkaSource<T> implements Source<T> {
     /** Splits of a source that sets none: enough for the parallelism of one machine. */
     public static final int DEFAULT_SPLITS = 16;
 
+    /** Everything the readers need. */
     private final Settings<T> settings;
 
     /**
@@ -118,7 +119,18 @@ public final class KafkaSource<T> implements Source<T> {
         this.settings = settings;
     }
 
-    /** Reads {@code topics} from the cluster at {@code bootstrapServers}. */
+    /**
+     * Reads {@code topics} from the cluster at {@code bootstrapServers}, from the earliest offsets,
+     * unbounded, in {@value #DEFAULT_SPLITS} splits.
+     *
+     * @param <T> element type
+     * @param bootstrapServers Kafka's {@code bootstrap.servers}, such as {@code localhost:9092}
+     * @param deserializer turns each record into an element
+     * @param topics the topic names, at least one
+     * @return the source
+     * @throws IllegalArgumentException if no topic is named, a name is blank, or {@code
+     *     bootstrapServers} is blank
+     */
     public static <T> KafkaSource<T> topics(
             String bootstrapServers, KafkaDeserializer<T> deserializer, String... topics) {
         if (topics.length == 0) {
@@ -135,6 +147,14 @@ public final class KafkaSource<T> implements Source<T> {
     /**
      * Reads every topic whose name matches {@code pattern} (internal topics, named {@code __...},
      * excluded), including topics created while the job runs (unbounded mode).
+     *
+     * @param <T> element type
+     * @param bootstrapServers Kafka's {@code bootstrap.servers}, such as {@code localhost:9092}
+     * @param pattern the topic name pattern; it must match a whole name. Only its text is kept, not
+     *     its flags: write flags inline, such as {@code (?i)}
+     * @param deserializer turns each record into an element
+     * @return the source
+     * @throws IllegalArgumentException if {@code bootstrapServers} is blank
      */
     public static <T> KafkaSource<T> pattern(
             String bootstrapServers, Pattern pattern, KafkaDeserializer<T> deserializer) {
@@ -222,7 +242,12 @@ public final class KafkaSource<T> implements Source<T> {
         return new KafkaSource<>(copy.build());
     }
 
-    /** Where partitions that no checkpoint covers start (default earliest). */
+    /**
+     * Where partitions that no checkpoint covers start (default earliest).
+     *
+     * @param offsets the starting offsets; not null
+     * @return a copy with these starting offsets
+     */
     public KafkaSource<T> startingAt(StartingOffsets offsets) {
         Objects.requireNonNull(offsets, "offsets");
         return with(c -> c.startingOffsets = offsets);
@@ -231,6 +256,10 @@ public final class KafkaSource<T> implements Source<T> {
     /**
      * The number of logical splits (default {@value #DEFAULT_SPLITS}): at most that many subtasks
      * read at once. Fixed for the life of the job's checkpoints.
+     *
+     * @param splits the number of splits, 1 to 10000
+     * @return a copy with this split count
+     * @throws IllegalArgumentException if {@code splits} is out of range
      */
     public KafkaSource<T> splitCount(int splits) {
         if (splits < 1 || splits > 10_000) {
@@ -243,12 +272,20 @@ public final class KafkaSource<T> implements Source<T> {
     /**
      * Stops each partition at the end offset it had when its split first chose it, and finds no new
      * partitions: a job over what is in the topics now.
+     *
+     * @return a bounded copy
      */
     public KafkaSource<T> bounded() {
         return with(c -> c.bounded = true);
     }
 
-    /** How often unbounded readers look for new partitions and topics (default 30 s). */
+    /**
+     * How often unbounded readers look for new partitions and topics (default 30 s).
+     *
+     * @param interval the discovery interval, positive
+     * @return a copy with this interval
+     * @throws IllegalArgumentException if {@code interval} is zero or negative
+     */
     public KafkaSource<T> partitionDiscovery(Duration interval) {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("the discovery interval must be positive");
@@ -262,6 +299,10 @@ public final class KafkaSource<T> implements Source<T> {
      * They are committed at the next checkpoint barrier after the one that recorded them, so they
      * trail the newest complete checkpoint by one (see docs/design/006-kafka.md). Default: none,
      * and nothing is committed.
+     *
+     * @param groupId the group id, or null to commit nothing
+     * @return a copy with this group id
+     * @throws IllegalArgumentException if {@code groupId} is blank
      */
     public KafkaSource<T> groupId(String groupId) {
         if (groupId != null && groupId.isBlank()) {
@@ -273,6 +314,8 @@ public final class KafkaSource<T> implements Source<T> {
     /**
      * Reads records of open and aborted transactions too ({@code read_uncommitted}). Only for
      * topics without transactional producers: otherwise the job sees output that was rolled back.
+     *
+     * @return a copy reading uncommitted records
      */
     public KafkaSource<T> readUncommitted() {
         return with(c -> c.readCommitted = false);
@@ -281,6 +324,10 @@ public final class KafkaSource<T> implements Source<T> {
     /**
      * How long metadata (partitions, offsets) may stay unavailable before the reading task fails
      * (default 60 s); the restart strategy then decides.
+     *
+     * @param timeout the connect timeout, positive
+     * @return a copy with this timeout
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
      */
     public KafkaSource<T> connectTimeout(Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
@@ -294,6 +341,11 @@ public final class KafkaSource<T> implements Source<T> {
      * refused: {@code enable.auto.commit}, {@code group.id} (use {@link #groupId}), {@code
      * isolation.level} (use {@link #readUncommitted}), {@code auto.offset.reset}, the deserialisers
      * and {@code bootstrap.servers}.
+     *
+     * @param key the consumer property name
+     * @param value its value; not null
+     * @return a copy with the property set, replacing an earlier value of the same name
+     * @throws IllegalArgumentException if the source sets {@code key} itself
      */
     public KafkaSource<T> property(String key, String value) {
         if (KafkaSourceReader.OWNED_PROPERTIES.contains(key)) {
@@ -306,7 +358,11 @@ public final class KafkaSource<T> implements Source<T> {
         return with(c -> c.properties.put(key, value));
     }
 
-    /** The consumer properties set with {@link #property}. */
+    /**
+     * The consumer properties set with {@link #property}.
+     *
+     * @return an unmodifiable copy
+     */
     public Map<String, String> properties() {
         return Map.copyOf(settings.properties());
     }

@@ -84,6 +84,10 @@ public final class KafkaTransactions implements AutoCloseable {
     /**
      * Connects to the cluster at {@code bootstrapServers}; {@code properties} are client settings
      * such as security (producer-only settings are ignored for the admin client).
+     *
+     * @param bootstrapServers Kafka's {@code bootstrap.servers}
+     * @param properties client properties, as given to {@link KafkaSink#property}
+     * @return a connection; close it when done
      */
     public static KafkaTransactions connect(
             String bootstrapServers, Map<String, String> properties) {
@@ -95,7 +99,13 @@ public final class KafkaTransactions implements AutoCloseable {
         return prefix + ":" + subtask + ":" + slot;
     }
 
-    /** The subtask that owns {@code transactionalId} under {@code prefix}, or -1 if not ours. */
+    /**
+     * The subtask that owns {@code transactionalId} under {@code prefix}.
+     *
+     * @param prefix a sink's transactional id prefix
+     * @param transactionalId a transactional id, of this sink or not
+     * @return the subtask index, or -1 if the id is not {@code <prefix>:<subtask>:<slot>}
+     */
     public static int subtaskOf(String prefix, String transactionalId) {
         if (!transactionalId.startsWith(prefix + ":")) {
             return -1;
@@ -139,7 +149,14 @@ public final class KafkaTransactions implements AutoCloseable {
         }
     }
 
-    /** The newest checkpoint {@code subtask} committed output for, or -1 if none is recorded. */
+    /**
+     * The newest checkpoint {@code subtask} committed output for.
+     *
+     * @param prefix the sink's transactional id prefix
+     * @param subtask the sink subtask
+     * @return the checkpoint id, or -1 if none is recorded
+     * @throws KafkaException if the cluster cannot be reached
+     */
     public long committedCheckpoint(String prefix, int subtask) {
         String group = progressGroup(prefix, subtask);
         Map<TopicPartition, OffsetAndMetadata> offsets;
@@ -165,7 +182,13 @@ public final class KafkaTransactions implements AutoCloseable {
         return newest;
     }
 
-    /** Per subtask, the newest checkpoint it committed output for, for every subtask of prefix. */
+    /**
+     * Per subtask, the newest checkpoint it committed output for, for every subtask of prefix.
+     *
+     * @param prefix the sink's transactional id prefix
+     * @return checkpoint ids by subtask; subtasks with no recorded progress are absent
+     * @throws KafkaException if the cluster cannot be reached
+     */
     public Map<Integer, Long> committedCheckpoints(String prefix) {
         Map<Integer, Long> progress = new HashMap<>();
         for (int subtask : progressSubtasks(prefix)) {
@@ -196,7 +219,13 @@ public final class KafkaTransactions implements AutoCloseable {
         return subtasks;
     }
 
-    /** Forgets the progress of {@code subtasks} (a fresh start by request). */
+    /**
+     * Forgets the progress of {@code subtasks} (a fresh start by request).
+     *
+     * @param prefix the sink's transactional id prefix
+     * @param subtasks the subtasks whose progress groups are deleted; others are kept
+     * @throws KafkaException if the cluster cannot be reached
+     */
     public void forgetProgress(String prefix, Collection<Integer> subtasks) {
         List<String> groups = new ArrayList<>();
         for (int subtask : progressSubtasks(prefix)) {
@@ -220,7 +249,13 @@ public final class KafkaTransactions implements AutoCloseable {
         }
     }
 
-    /** The open ({@code Ongoing}) transactions whose id is one of {@code prefix}'s. */
+    /**
+     * The open ({@code Ongoing}) transactions whose id is one of {@code prefix}'s.
+     *
+     * @param prefix the sink's transactional id prefix
+     * @return the open transactions, sorted by transactional id
+     * @throws KafkaException if the cluster cannot be reached
+     */
     public List<TransactionListing> open(String prefix) {
         Collection<TransactionListing> listed;
         try {
@@ -243,7 +278,13 @@ public final class KafkaTransactions implements AutoCloseable {
         return ours;
     }
 
-    /** What the coordinator knows of each of {@code transactionalIds}. */
+    /**
+     * What the coordinator knows of each of {@code transactionalIds}.
+     *
+     * @param transactionalIds the transactional ids
+     * @return the coordinator's description of each, by transactional id
+     * @throws KafkaException if the cluster cannot be reached
+     */
     public Map<String, TransactionDescription> describe(Collection<String> transactionalIds) {
         if (transactionalIds.isEmpty()) {
             return Map.of();
@@ -260,6 +301,9 @@ public final class KafkaTransactions implements AutoCloseable {
     /**
      * Aborts the open transaction of {@code transactionalId}, if any, and fences every producer
      * still using it: {@code initTransactions()} under that id, which bumps its epoch.
+     *
+     * @param transactionalId the transactional id to fence
+     * @throws KafkaException if the cluster cannot be reached
      */
     public void abort(String transactionalId) {
         try (KafkaProducer<byte[], byte[]> producer = producer(transactionalId, 0)) {
@@ -272,6 +316,9 @@ public final class KafkaTransactions implements AutoCloseable {
      * Commits the pre-committed transaction {@code committable} of a sink whose prefix is {@code
      * prefix}, unless its subtask's progress shows it committed already. Never aborts anything.
      *
+     * @param committable the transaction, as a checkpoint holds it
+     * @param prefix the sink's transactional id prefix
+     * @return how it ended: committed now, committed before, or lost (aborted by the broker)
      * @throws KafkaException if the cluster cannot be reached (retriable: try again later)
      */
     public Outcome commit(KafkaCommittable committable, String prefix) {

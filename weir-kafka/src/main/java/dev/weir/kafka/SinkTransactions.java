@@ -48,6 +48,13 @@ public final class SinkTransactions {
     /**
      * The transactions of sink {@code sink} (prefix {@code prefix}) for the job in {@code
      * checkpoints}.
+     *
+     * @param checkpoints the job's checkpoint directory
+     * @param sink the sink's name in the job
+     * @param prefix the sink's transactional id prefix ({@link KafkaSink#defaultPrefix} unless set)
+     * @param cluster the sink's cluster
+     * @return the newest complete checkpoint's transactions and the other open ones
+     * @throws org.apache.kafka.common.KafkaException if the cluster cannot be reached
      */
     public static Listing list(
             Path checkpoints, String sink, String prefix, KafkaTransactions cluster) {
@@ -89,6 +96,10 @@ public final class SinkTransactions {
      * kafka transactions}: never call it in the job's own process (closing any descriptor of a
      * locked file there would drop the job's lock). Taking the lock for a moment is harmless: a job
      * starting meanwhile is refused and can be started again.
+     *
+     * @param checkpoints the job's checkpoint directory
+     * @throws IllegalStateException if a job holds the directory's lock
+     * @throws java.io.UncheckedIOException if the lock file cannot be opened or read
      */
     public static void requireNoRunningJob(Path checkpoints) {
         Path file = checkpoints.resolve(".lock");
@@ -129,6 +140,14 @@ public final class SinkTransactions {
      * Commits the checkpoint's pre-committed transactions that are not committed yet, then aborts
      * the other open transactions of the sink, as a restart of the job would; returns a line per
      * transaction.
+     *
+     * @param checkpoints the job's checkpoint directory
+     * @param sink the sink's name in the job
+     * @param prefix the sink's transactional id prefix
+     * @param cluster the sink's cluster
+     * @return one line per transaction, saying what was done to it (LOST for one the broker aborted
+     *     first)
+     * @throws org.apache.kafka.common.KafkaException if the cluster cannot be reached
      */
     public static List<String> commit(
             Path checkpoints, String sink, String prefix, KafkaTransactions cluster) {
@@ -159,6 +178,13 @@ public final class SinkTransactions {
     /**
      * Aborts every open transaction of the sink, the checkpoint's pre-committed ones included
      * (their records never appear); returns a line per transaction.
+     *
+     * @param checkpoints the job's checkpoint directory
+     * @param sink the sink's name in the job
+     * @param prefix the sink's transactional id prefix
+     * @param cluster the sink's cluster
+     * @return one line per transaction, saying what was done to it
+     * @throws org.apache.kafka.common.KafkaException if the cluster cannot be reached
      */
     public static List<String> abort(
             Path checkpoints, String sink, String prefix, KafkaTransactions cluster) {
@@ -179,7 +205,13 @@ public final class SinkTransactions {
         return lines;
     }
 
-    /** One committable as a line. */
+    /**
+     * One committable as a line, for people.
+     *
+     * @param c the committable
+     * @return its transactional id, subtask, checkpoint, producer id and epoch, topic, age and
+     *     timeout
+     */
     public static String describe(KafkaCommittable c) {
         return c.transactionalId()
                 + " (subtask "

@@ -11,12 +11,20 @@ import java.util.Objects;
  * its offsets are where reading resumes.
  */
 public sealed interface StartingOffsets extends Serializable {
-    /** The earliest offset still in the partition. */
+    /**
+     * The earliest offset still in the partition.
+     *
+     * @return the starting offsets
+     */
     static StartingOffsets earliest() {
         return new Earliest();
     }
 
-    /** The end of the partition when the job starts: only records produced later are read. */
+    /**
+     * The end of the partition when the job starts: only records produced later are read.
+     *
+     * @return the starting offsets
+     */
     static StartingOffsets latest() {
         return new Latest();
     }
@@ -24,6 +32,9 @@ public sealed interface StartingOffsets extends Serializable {
     /**
      * The first record whose timestamp is at or after {@code time}; the end of the partition if
      * there is none.
+     *
+     * @param time the earliest record timestamp to read (millisecond precision)
+     * @return the starting offsets
      */
     static StartingOffsets timestamp(Instant time) {
         return new Timestamp(time.toEpochMilli());
@@ -34,6 +45,11 @@ public sealed interface StartingOffsets extends Serializable {
      * fallback} for partitions without one. Weir commits them only for monitoring (see {@link
      * KafkaSource#groupId}), so this is for moving a job from another consumer to Weir, not for
      * recovery: recovery uses the checkpoint.
+     *
+     * @param fallback where partitions without a committed offset start; not itself {@code
+     *     committed}
+     * @return the starting offsets
+     * @throws IllegalArgumentException if {@code fallback} is committed offsets
      */
     static StartingOffsets committed(StartingOffsets fallback) {
         Objects.requireNonNull(fallback, "fallback");
@@ -53,6 +69,7 @@ public sealed interface StartingOffsets extends Serializable {
      * The first offset at or after a time.
      *
      * @param epochMillis milliseconds since the epoch
+     * @serial exclude
      */
     record Timestamp(long epochMillis) implements StartingOffsets {}
 
@@ -60,6 +77,7 @@ public sealed interface StartingOffsets extends Serializable {
      * Committed group offsets.
      *
      * @param fallback where partitions without a committed offset start
+     * @serial exclude
      */
     record Committed(StartingOffsets fallback) implements StartingOffsets {}
 }

@@ -20,6 +20,9 @@ import java.util.regex.Pattern;
  * recipe in COMPONENTS.md: every TaskManager memory value set, since Flink's launch scripts are not
  * there to compute them). TaskManagers can be SIGKILLed and started again. Their output goes to
  * files beside the configuration.
+ *
+ * <p>A tool for tests and for {@code weir verify}, not for production: it binds to localhost only
+ * and sizes the JVMs for a small machine. Not thread-safe; {@link #close} kills every process.
  */
 public final class LocalFlinkCluster implements AutoCloseable {
     private final Path dir;
@@ -34,7 +37,17 @@ public final class LocalFlinkCluster implements AutoCloseable {
         this.restPort = restPort;
     }
 
-    /** Starts the JobManager and {@code taskManagers} TaskManagers; waits until all registered. */
+    /**
+     * Starts the JobManager and {@code taskManagers} TaskManagers; waits until all registered.
+     *
+     * @param dir a directory for the configuration, the temporary files and each process's log
+     * @param taskManagers the number of TaskManagers, each with 2 slots
+     * @param timeout how long to wait for every TaskManager to register
+     * @return the running cluster; close it to stop its processes
+     * @throws IllegalStateException if the JobManager exits, or the TaskManagers do not register in
+     *     time (the message names the log to read)
+     * @throws Exception if the files cannot be written or a process cannot be started
+     */
     public static LocalFlinkCluster start(Path dir, int taskManagers, Duration timeout)
             throws Exception {
         int rpcPort = freePort();
@@ -84,7 +97,12 @@ public final class LocalFlinkCluster implements AutoCloseable {
         return cluster;
     }
 
-    /** The REST port jobs are submitted to. */
+    /**
+     * The REST port jobs are submitted to, as {@code FlinkRunner.remote("localhost", port)} takes
+     * it.
+     *
+     * @return the port, on localhost
+     */
     public int restPort() {
         return restPort;
     }
@@ -92,6 +110,10 @@ public final class LocalFlinkCluster implements AutoCloseable {
     /**
      * SIGKILLs the first TaskManager that runs tasks (a slot in use, by the REST endpoint) and
      * waits until its process is gone; returns its index.
+     *
+     * @return the index of the TaskManager killed
+     * @throws IllegalStateException if no TaskManager runs tasks
+     * @throws Exception if the REST endpoint cannot be asked, or the wait is interrupted
      */
     public int killBusyTaskManager() throws Exception {
         int killed = killBusyTaskManager(null);
@@ -105,6 +127,11 @@ public final class LocalFlinkCluster implements AutoCloseable {
      * SIGKILLs a TaskManager that runs tasks, picked by {@code random} among those that do (the
      * first if null), and waits until its process is gone; returns its index, or -1 if none runs
      * tasks (the job ended, or is between attempts).
+     *
+     * @param random picks among the busy TaskManagers (seeded, for a reproducible run), or null for
+     *     the first
+     * @return the index of the TaskManager killed, or -1 if none runs tasks
+     * @throws Exception if the wait for the process is interrupted
      */
     public int killBusyTaskManager(java.util.Random random) throws Exception {
         List<Integer> busy = new ArrayList<>();
@@ -134,17 +161,34 @@ public final class LocalFlinkCluster implements AutoCloseable {
         return index;
     }
 
-    /** Starts TaskManager {@code index} again, with a new resource id. */
+    /**
+     * Starts TaskManager {@code index} again, with a new resource id; does not wait for it to
+     * register.
+     *
+     * @param index the TaskManager's index, from 0
+     * @throws IOException if the process cannot be started
+     */
     public void restartTaskManager(int index) throws IOException {
         launchTaskManager(index);
     }
 
-    /** The process id of TaskManager {@code index}. */
+    /**
+     * The process id of TaskManager {@code index}.
+     *
+     * @param index the TaskManager's index, from 0
+     * @return the operating system's process id of its current process
+     */
     public long taskManagerPid(int index) {
         return taskManagers.get(index).pid();
     }
 
-    /** GETs {@code path} from the REST endpoint; returns the body. */
+    /**
+     * GETs {@code path} from the REST endpoint; returns the body.
+     *
+     * @param path the REST path, such as {@code /taskmanagers}
+     * @return the response body (JSON)
+     * @throws IOException if the endpoint cannot be reached in time or answers with an error
+     */
     public String rest(String path) throws IOException {
         HttpURLConnection connection =
                 (HttpURLConnection)
