@@ -26,8 +26,10 @@ import java.util.Objects;
  * joined by a keyed process function: each side's records wait in keyed state (by timestamp) until
  * the watermark shows no record of the other side can still meet them, when an event-time timer
  * drops them. So the buffers are checkpointed, restored and rescaled like any keyed state. A record
- * at or behind the watermark when it arrives is dropped (it could miss partners already dropped).
- * Results carry the timestamp of the record whose arrival made the pair.
+ * at or behind the watermark when it arrives is not joined (it could miss partners already
+ * dropped): it is dropped, or sent to a side output ({@link #sideOutputLeftLateData}, {@link
+ * #sideOutputRightLateData}). Results carry the timestamp of the record whose arrival made the
+ * pair.
  *
  * @param <K> key type
  * @param <L> left record type
@@ -41,6 +43,8 @@ public final class IntervalJoin<K, L, R> {
     private final KeySelector<? super R, K> rightKey;
     private final long lowerMillis;
     private final long upperMillis;
+    private final OutputTag<L> leftLate;
+    private final OutputTag<R> rightLate;
 
     IntervalJoin(
             Pipeline pipeline,
@@ -50,6 +54,19 @@ public final class IntervalJoin<K, L, R> {
             KeySelector<? super R, K> rightKey,
             long lowerMillis,
             long upperMillis) {
+        this(pipeline, left, leftKey, right, rightKey, lowerMillis, upperMillis, null, null);
+    }
+
+    private IntervalJoin(
+            Pipeline pipeline,
+            StepBuilder left,
+            KeySelector<? super L, K> leftKey,
+            StepBuilder right,
+            KeySelector<? super R, K> rightKey,
+            long lowerMillis,
+            long upperMillis,
+            OutputTag<L> leftLate,
+            OutputTag<R> rightLate) {
         this.pipeline = pipeline;
         this.left = left;
         this.leftKey = leftKey;
@@ -57,6 +74,8 @@ public final class IntervalJoin<K, L, R> {
         this.rightKey = rightKey;
         this.lowerMillis = lowerMillis;
         this.upperMillis = upperMillis;
+        this.leftLate = leftLate;
+        this.rightLate = rightLate;
     }
 
     /**
@@ -77,7 +96,49 @@ public final class IntervalJoin<K, L, R> {
             throw new IllegalArgumentException(
                     "interval join: lower bound " + lower + " is after upper bound " + upper);
         }
-        return new IntervalJoin<>(pipeline, left, leftKey, right, rightKey, lo, up);
+        return new IntervalJoin<>(
+                pipeline, left, leftKey, right, rightKey, lo, up, leftLate, rightLate);
+    }
+
+    /**
+     * Sends left records that arrive late (at or behind the join's watermark, so they are not
+     * joined) to the side output {@code tag} of the join's result ({@link DataStream#sideOutput})
+     * instead of dropping them.
+     *
+     * @param tag the side output for late left records
+     * @return a join that does so; this one is unchanged
+     */
+    public IntervalJoin<K, L, R> sideOutputLeftLateData(OutputTag<L> tag) {
+        return new IntervalJoin<>(
+                pipeline,
+                left,
+                leftKey,
+                right,
+                rightKey,
+                lowerMillis,
+                upperMillis,
+                Objects.requireNonNull(tag, "tag"),
+                rightLate);
+    }
+
+    /**
+     * Sends right records that arrive late (at or behind the join's watermark, so they are not
+     * joined) to the side output {@code tag} of the join's result instead of dropping them.
+     *
+     * @param tag the side output for late right records
+     * @return a join that does so; this one is unchanged
+     */
+    public IntervalJoin<K, L, R> sideOutputRightLateData(OutputTag<R> tag) {
+        return new IntervalJoin<>(
+                pipeline,
+                left,
+                leftKey,
+                right,
+                rightKey,
+                lowerMillis,
+                upperMillis,
+                leftLate,
+                Objects.requireNonNull(tag, "tag"));
     }
 
     /**
@@ -127,7 +188,9 @@ public final class IntervalJoin<K, L, R> {
                         (Codec<Object>) leftCodec,
                         (Codec<Object>) rightCodec,
                         (ProcessJoinFunction<Object, Object, Object>)
-                                (ProcessJoinFunction<?, ?, ?>) function);
+                                (ProcessJoinFunction<?, ?, ?>) function,
+                        (OutputTag<Object>) (OutputTag<?>) leftLate,
+                        (OutputTag<Object>) (OutputTag<?>) rightLate);
         return lefts.union(rights)
                 .keyBy(
                         (IntervalJoinProcess.Side side) ->

@@ -35,7 +35,9 @@ final class IntervalJoinProcess<K, O>
             long upperMillis,
             Codec<Object> leftCodec,
             Codec<Object> rightCodec,
-            ProcessJoinFunction<Object, Object, Object> function)
+            ProcessJoinFunction<Object, Object, Object> function,
+            OutputTag<Object> leftLate,
+            OutputTag<Object> rightLate)
             implements Serializable {}
 
     private final Spec spec;
@@ -66,7 +68,12 @@ final class IntervalJoinProcess<K, O>
         }
         long time = context.timestamp();
         if (time <= context.timers().currentWatermark()) {
-            return; // late: partners it could have met may be gone
+            // Late: partners it could have met may be gone. Not joined; to the side output if any.
+            OutputTag<Object> late = side.left() ? spec.leftLate() : spec.rightLate();
+            if (late != null) {
+                context.output(late, side.value());
+            }
+            return;
         }
         joinContext.call = context;
         MapState<Long, List<Object>> own = side.left() ? lefts : rights;

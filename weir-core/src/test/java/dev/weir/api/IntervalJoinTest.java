@@ -74,6 +74,48 @@ class IntervalJoinTest {
         return pairs;
     }
 
+    /**
+     * Records at or behind the join's watermark are not joined; with side outputs they come out
+     * there (each side its own), instead of vanishing.
+     */
+    @Test
+    void lateRecordsOfEachSideGoToTheirSideOutput() {
+        try (dev.weir.api.testing.PipelineTestDriver driver =
+                dev.weir.api.testing.PipelineTestDriver.create("late-join", dir.resolve("chk"))) {
+            dev.weir.api.testing.TestInput<Long> lefts = driver.input("lefts");
+            dev.weir.api.testing.TestInput<Long> rights = driver.input("rights");
+            OutputTag<Long> lateLefts = OutputTag.of("late-lefts");
+            OutputTag<Long> lateRights = OutputTag.of("late-rights");
+            DataStream<String> pairs =
+                    lefts.stream()
+                            .keyBy(v -> 0L)
+                            .intervalJoin(rights.stream().keyBy(v -> 0L))
+                            .between(Duration.ofMillis(-5), Duration.ofMillis(5))
+                            .sideOutputLeftLateData(lateLefts)
+                            .sideOutputRightLateData(lateRights)
+                            .<String>process(
+                                    "pairs", (l, r, context, out) -> out.collect(l + "," + r));
+            var joined = driver.output("out", pairs);
+            var lateLeft = driver.output("late-left", pairs.sideOutput(lateLefts));
+            var lateRight = driver.output("late-right", pairs.sideOutput(lateRights));
+            driver.start();
+
+            lefts.feedAt(100, 100L);
+            rights.feedAt(103, 103L);
+            lefts.advanceWatermark(200);
+            rights.advanceWatermark(200);
+            lefts.feedAt(150, 150L); // behind the join's watermark 200
+            rights.feedAt(190, 190L);
+            lefts.feedAt(300, 300L);
+            rights.feedAt(302, 302L);
+            driver.checkpoint();
+
+            assertThat(joined.committed()).containsExactlyInAnyOrder("100,103", "300,302");
+            assertThat(lateLeft.committed()).containsExactly(150L);
+            assertThat(lateRight.committed()).containsExactly(190L);
+        }
+    }
+
     @Test
     void eachLeftMeetsTheRightRecordsOfItsKeyWithinTheInterval() throws Exception {
         CollectSink<String> sink = Sinks.collect();
