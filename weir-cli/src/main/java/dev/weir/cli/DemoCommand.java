@@ -46,6 +46,9 @@ import picocli.CommandLine.Option;
                         + " runs the even/odd sum on 1..10 with a checkpoint after 5 and a crash"
                         + " at 7, and shows the restore.")
 public final class DemoCommand implements Callable<Integer> {
+    /** This command as picocli built it: usage errors name it in full ({@code weir ...}). */
+    @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
     @Option(
             names = "--dir",
             description = "Checkpoint directory (default: a new temporary directory).")
@@ -85,7 +88,7 @@ public final class DemoCommand implements Callable<Integer> {
         Path dir = directory != null ? directory : Files.createTempDirectory("weir-demo-");
         if (dashboard && !runner.equals("local")) {
             throw new picocli.CommandLine.ParameterException(
-                    new picocli.CommandLine(this),
+                    spec.commandLine(),
                     "--dashboard shows Weir's own runtime; use it with --runner local");
         }
         if (runner.equals("flink")) {
@@ -98,8 +101,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
         if (!runner.equals("local")) {
             throw new picocli.CommandLine.ParameterException(
-                    new picocli.CommandLine(this),
-                    "unknown --runner '" + runner + "'; use local or flink");
+                    spec.commandLine(), "unknown --runner '" + runner + "'; use local or flink");
         }
         checkDashboardOptions();
         System.out.println("== weakest link: the same job with a crash, three ways ==");
@@ -137,12 +139,12 @@ public final class DemoCommand implements Callable<Integer> {
     private void checkDashboardOptions() {
         if (dashboardPort < 0 || dashboardPort > 65_535) {
             throw new picocli.CommandLine.ParameterException(
-                    new picocli.CommandLine(this),
+                    spec.commandLine(),
                     "--dashboard-port must be 0 (any free port) to 65535, got " + dashboardPort);
         }
         if (dashboardSeconds < 0) {
             throw new picocli.CommandLine.ParameterException(
-                    new picocli.CommandLine(this),
+                    spec.commandLine(),
                     "--dashboard-seconds must be 0 or more, got " + dashboardSeconds);
         }
     }

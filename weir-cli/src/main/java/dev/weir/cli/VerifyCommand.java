@@ -22,6 +22,9 @@ import picocli.CommandLine.Option;
             "         weir verify --runner flink --sink postgres --kills 30"
         })
 public final class VerifyCommand implements Callable<Integer> {
+    /** This command as picocli built it: usage errors name it in full ({@code weir ...}). */
+    @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
     @Option(
             names = "--source",
             description =
@@ -90,44 +93,53 @@ public final class VerifyCommand implements Callable<Integer> {
     @Option(
             names = "--runner",
             description =
-                    "weir (the job on Weir's runtime in child JVMs, which are killed) or flink (the"
+                    "local (the job on Weir's runtime in child JVMs, which are killed; 'weir' is"
+                            + " accepted too, as in earlier versions) or flink (the"
                             + " job on a standalone Flink cluster of child JVMs, one JobManager and"
                             + " two TaskManagers, whose TaskManagers are SIGKILLed at random times"
                             + " and started again; sources log, files or sequence, sinks file, log"
                             + " or postgres, no fault points or self-check: those are hooks of"
                             + " Weir's runtime) (default ${DEFAULT-VALUE}).")
-    String runner = "weir";
+    String runner = "local";
 
     @Option(names = "--no-self-check", description = "Skip the seeded bugs.")
     boolean noSelfCheck;
 
     @Override
     public Integer call() throws Exception {
+        // The same names as demo's and the benchmarks' --runner; the verifier calls local "weir".
+        String runner = this.runner.equals("local") ? "weir" : this.runner;
         Path work = dir != null ? dir : Files.createTempDirectory("weir-verify-");
+        Verifier.Options options;
+        try {
+            options =
+                    new Verifier.Options(
+                            source,
+                            sink,
+                            kills,
+                            seed,
+                            records,
+                            keys,
+                            rate,
+                            work,
+                            jdbcUrl,
+                            noSelfCheck || runner.equals("flink")
+                                    ? List.of()
+                                    : Verifier.seededBugNames(source, sink),
+                            kafkaBootstrap,
+                            workload,
+                            runner);
+        } catch (IllegalArgumentException e) {
+            // A name or combination of options the verifier does not know: a usage error.
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
         // Progress in planned runs of the job (each kill, then each seeded bug) on standard
         // error; the verifier's own lines go around the bar.
         ProgressReporter progress = ProgressReporter.onStandardError("verify", -1, "runs");
         Verifier.Report report;
         try {
             report =
-                    new Verifier(
-                                    new Verifier.Options(
-                                            source,
-                                            sink,
-                                            kills,
-                                            seed,
-                                            records,
-                                            keys,
-                                            rate,
-                                            work,
-                                            jdbcUrl,
-                                            noSelfCheck || runner.equals("flink")
-                                                    ? List.of()
-                                                    : Verifier.seededBugNames(source, sink),
-                                            kafkaBootstrap,
-                                            workload,
-                                            runner),
-                                    progress.around(System.out))
+                    new Verifier(options, progress.around(System.out))
                             .onProgress(progress::update)
                             .run();
         } finally {

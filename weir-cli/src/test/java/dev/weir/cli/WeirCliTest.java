@@ -86,6 +86,24 @@ class WeirCliTest {
                 usage("unknown option", "Unknown option: '--nope'", "demo", "--nope"),
                 usage("missing topic", "Missing required parameter", "log", "create"),
                 usage(
+                        "unknown verify runner",
+                        "weir verify: unknown runner 'nope'; use local or flink",
+                        "verify",
+                        "--runner",
+                        "nope"),
+                usage(
+                        "unknown verify sink",
+                        "unknown sink 'nope'; use file, log, postgres or kafka",
+                        "verify",
+                        "--sink",
+                        "nope"),
+                usage(
+                        "unknown demo runner",
+                        "weir demo: unknown --runner 'x'",
+                        "demo",
+                        "--runner",
+                        "x"),
+                usage(
                         "negative partitions",
                         "'--partitions': '-1' is not a positive integer",
                         "log",

@@ -51,7 +51,7 @@ final class FlinkVerify implements AutoCloseable {
         }
         if (!runner.equals("flink")) {
             throw new IllegalArgumentException(
-                    "unknown runner '" + runner + "'; use weir or flink");
+                    "unknown runner '" + runner + "'; use local or flink");
         }
         if (!SOURCES.contains(source)) {
             throw new IllegalArgumentException(
