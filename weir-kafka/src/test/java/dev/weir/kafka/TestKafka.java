@@ -23,6 +23,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.common.utils.Exit;
 
 /**
  * One real KRaft broker in the test JVM, started on first use and shared by every test class of the
@@ -58,7 +59,35 @@ final class TestKafka {
         return cluster.bootstrapServers();
     }
 
+    /**
+     * At JVM exit the test kit's own shutdown hook deletes the broker's directories while ours
+     * still closes the broker; the broker then finds its metadata log directory failed and halts
+     * the JVM with status 1, which fails a surefire run whose tests all passed. A halt while the
+     * JVM exits anyway is ignored; any other still halts.
+     */
+    private static void ignoreHaltsAtExit() {
+        Exit.setHaltProcedure(
+                (status, message) -> {
+                    if (!exiting()) {
+                        Runtime.getRuntime().halt(status);
+                    }
+                });
+    }
+
+    /** Whether the JVM is running its shutdown hooks. */
+    private static boolean exiting() {
+        Thread probe = new Thread(() -> {});
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+        } catch (IllegalStateException e) {
+            return true;
+        }
+        Runtime.getRuntime().removeShutdownHook(probe);
+        return false;
+    }
+
     private static KafkaClusterTestKit start() throws Exception {
+        ignoreHaltsAtExit();
         KafkaClusterTestKit kit =
                 new KafkaClusterTestKit.Builder(
                                 new TestKitNodes.Builder()
