@@ -76,6 +76,16 @@ public final class PipelineTestDriver implements AutoCloseable {
     private JobHandle job;
     private Duration timeout = Duration.ofSeconds(60);
 
+    /** True once {@link #close()} ran: every later call is refused. */
+    private boolean closed;
+
+    /**
+     * The first failure of the job that the test did not inject (a user function threw), or null:
+     * the next driver call throws it instead of letting the job restart over it again and again.
+     * Written by the job's threads (the listener), read under {@link #lock}.
+     */
+    private Throwable unexpectedFailure;
+
     /** True if processing time moved since the last checkpoint: the next one is taken twice. */
     private boolean processingTimeMoved;
 
@@ -84,6 +94,9 @@ public final class PipelineTestDriver implements AutoCloseable {
      * up.
      */
     private static final int CHECKPOINT_ATTEMPTS = 20;
+
+    /** Longest wait, after an aborted checkpoint, for the failure behind it to be reported. */
+    private static final Duration ABORT_SETTLE = Duration.ofSeconds(5);
 
     /** Longest single wait on the lock before the job's end is looked at again. */
     private static final long RECHECK_MILLIS = 10;
@@ -110,7 +123,30 @@ public final class PipelineTestDriver implements AutoCloseable {
                                                         checkpointDirectory, "checkpointDirectory"))
                                         .withResume("none"))
                         .restartStrategy(RestartStrategy.fixedDelay(10, Duration.ZERO))
-                        .processingTimeClock(clock);
+                        .processingTimeClock(clock)
+                        .listener(
+                                new dev.weir.api.JobListener() {
+                                    @Override
+                                    public void onFailure(
+                                            Throwable cause, int attempt, boolean willRestart) {
+                                        noteFailure(cause);
+                                    }
+                                });
+    }
+
+    /** Keeps the first failure that {@link #injectFailure()} did not cause; wakes the test. */
+    private void noteFailure(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof TestInput.InjectedFailure) {
+                return;
+            }
+        }
+        synchronized (lock) {
+            if (unexpectedFailure == null) {
+                unexpectedFailure = cause;
+            }
+            lock.notifyAll();
+        }
     }
 
     /**
@@ -130,9 +166,9 @@ public final class PipelineTestDriver implements AutoCloseable {
 
     /**
      * The pipeline under test, to add steps to or change settings of (parallelism, restart
-     * strategy, state backend) before {@link #start()}. Its checkpointing and processing-time clock
-     * belong to the driver: changing them breaks {@link #checkpoint()} and {@link
-     * #advanceProcessingTime}. Called by the test's thread.
+     * strategy, state backend) before {@link #start()}. Its checkpointing, processing-time clock
+     * and listener belong to the driver: changing them breaks {@link #checkpoint()}, {@link
+     * #advanceProcessingTime} and the report of a failing step. Called by the test's thread.
      *
      * @return the pipeline the driver runs
      */
@@ -217,11 +253,19 @@ public final class PipelineTestDriver implements AutoCloseable {
      * @param stream the stream to write
      * @return the output, to read what was committed
      * @throws IllegalStateException if the driver was started
+     * @throws IllegalArgumentException if {@code stream} was built on another pipeline
      */
     public <T> TestOutput<T> output(String name, DataStream<T> stream) {
         requireNotStarted("output");
         TestOutput<T> output = new TestOutput<>(name, lock);
         stream.sink(name, output.sink());
+        if (pipeline.plan().steps().stream().noneMatch(step -> step.name().equals(name))) {
+            throw new IllegalArgumentException(
+                    "output '"
+                            + name
+                            + "': the stream belongs to another pipeline; build it from an"
+                            + " input's stream() or from driver.pipeline()");
+        }
         outputs.add(output);
         return output;
     }
@@ -271,14 +315,32 @@ public final class PipelineTestDriver implements AutoCloseable {
 
     private long checkpointOnce() {
         for (int attempt = 0; attempt < CHECKPOINT_ATTEMPTS; attempt++) {
+            requireNoUnexpectedFailure("during a checkpoint");
             awaitJob(this::inputsCaughtUp, "the inputs to read everything fed");
             long readersBefore = readersOpened();
             CheckpointStats stats;
             try {
                 stats = job.triggerCheckpoint().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (ExecutionException aborted) {
+                // A failure aborted it. The job hears of the failure just after: wait for that (a
+                // step's own failure is then thrown) or for the restart, then take another.
+                long until = System.nanoTime() + ABORT_SETTLE.toNanos();
+                synchronized (lock) {
+                    while (unexpectedFailure == null
+                            && readersOpened() == readersBefore
+                            && !job.isDone()
+                            && System.nanoTime() < until) {
+                        try {
+                            lock.wait(RECHECK_MILLIS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new IllegalStateException(
+                                    "interrupted after an aborted checkpoint", e);
+                        }
+                    }
+                }
                 requireRunning("a checkpoint was aborted");
-                continue; // a failure aborted it: take another once the job runs again
+                continue;
             } catch (TimeoutException e) {
                 throw new IllegalStateException(
                         "checkpoint not complete after " + timeout + "; is a step stuck?", e);
@@ -295,6 +357,7 @@ public final class PipelineTestDriver implements AutoCloseable {
                     "the outputs to commit checkpoint " + id);
             return id;
         }
+        requireNoUnexpectedFailure("during a checkpoint");
         throw new IllegalStateException(
                 CHECKPOINT_ATTEMPTS
                         + " checkpoints in a row were aborted or overtaken by restarts");
@@ -381,6 +444,13 @@ public final class PipelineTestDriver implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (TestInput<?> input : inputs) {
+            input.feed().close();
+        }
         if (job == null) {
             return;
         }
@@ -433,6 +503,7 @@ public final class PipelineTestDriver implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (lock) {
             while (!condition.getAsBoolean()) {
+                requireNoUnexpectedFailure("while waiting for " + what);
                 if (job.isDone()) {
                     throw ended("while waiting for " + what);
                 }
@@ -452,9 +523,38 @@ public final class PipelineTestDriver implements AutoCloseable {
     }
 
     private void requireRunning(String what) {
+        requireNoUnexpectedFailure(what);
         if (job.isDone()) {
             throw ended(what);
         }
+    }
+
+    /**
+     * Throws the failure of a step the test did not inject, as {@code TopologyTestDriver} throws
+     * the exception of a processor: the test sees the cause at once instead of a job restarting
+     * over the same record.
+     */
+    private void requireNoUnexpectedFailure(String when) {
+        Throwable failure;
+        synchronized (lock) {
+            failure = unexpectedFailure;
+        }
+        if (failure != null) {
+            throw new IllegalStateException(
+                    "the job failed " + when + ": " + rootMessage(failure), failure);
+        }
+    }
+
+    private static String rootMessage(Throwable failure) {
+        StringBuilder text = new StringBuilder(String.valueOf(failure.getMessage()));
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root != failure) {
+            text.append(" (caused by ").append(root).append(')');
+        }
+        return text.toString();
     }
 
     /** The failure of a job that ended while the driver waited, with its root cause. */
@@ -474,15 +574,25 @@ public final class PipelineTestDriver implements AutoCloseable {
     }
 
     private void requireStarted(String method) {
+        requireOpen(method);
         if (job == null) {
             throw new IllegalStateException(method + "() needs a running job; call start() first");
         }
     }
 
     private void requireNotStarted(String method) {
+        requireOpen(method);
         if (job != null) {
             throw new IllegalStateException(
-                    method + "() builds the pipeline, so it must come before start()");
+                    method.equals("start")
+                            ? "start() was called already; a driver runs its pipeline once"
+                            : method + "() builds the pipeline, so it must come before start()");
+        }
+    }
+
+    private void requireOpen(String method) {
+        if (closed) {
+            throw new IllegalStateException(method + "(): the driver is closed");
         }
     }
 }

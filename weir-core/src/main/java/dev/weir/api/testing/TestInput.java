@@ -186,8 +186,21 @@ public final class TestInput<T> {
      * What was fed, shared by the test's thread (appends) and the source task (reads), with the
      * reader's progress; guarded by the driver's lock.
      */
+    /** The failure {@link PipelineTestDriver#injectFailure} causes: the driver expects it. */
+    static final class InjectedFailure extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        InjectedFailure() {
+            super("failure injected by PipelineTestDriver.injectFailure()");
+        }
+    }
+
     static final class Feed<T> {
         private final Object lock;
+
+        /** True once the driver closed: feeding more is a mistake in the test. */
+        private boolean closed;
+
         private final List<Entry<T>> entries = new ArrayList<>();
 
         /** The open reader, or null between runs of the job. */
@@ -207,6 +220,9 @@ public final class TestInput<T> {
 
         void append(List<Entry<T>> more) {
             synchronized (lock) {
+                if (closed) {
+                    throw new IllegalStateException("the driver of this input is closed");
+                }
                 entries.addAll(more);
                 lock.notifyAll();
             }
@@ -236,6 +252,13 @@ public final class TestInput<T> {
         /** Under the lock. */
         void armFailure() {
             failNextPoll = true;
+        }
+
+        /** Refuses further records (the driver closed). */
+        void close() {
+            synchronized (lock) {
+                closed = true;
+            }
         }
     }
 
@@ -292,8 +315,7 @@ public final class TestInput<T> {
             synchronized (feed.lock) {
                 if (feed.failNextPoll) {
                     feed.failNextPoll = false;
-                    throw new IllegalStateException(
-                            "failure injected by PipelineTestDriver.injectFailure()");
+                    throw new InjectedFailure();
                 }
                 int from = (int) position;
                 int to = Math.min(feed.entries.size(), from + maxRecords);

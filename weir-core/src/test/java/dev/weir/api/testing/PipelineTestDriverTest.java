@@ -217,6 +217,55 @@ class PipelineTestDriverTest {
     }
 
     @Test
+    void aStepThatThrowsFailsTheNextDriverCallWithItsException() {
+        try (PipelineTestDriver driver = PipelineTestDriver.create("parse", checkpoints)) {
+            TestInput<String> numbers = driver.input("numbers");
+            TestOutput<Integer> out = driver.output("out", numbers.stream().map(Integer::parseInt));
+            driver.start();
+            numbers.feed("1", "x", "2");
+
+            assertThatThrownBy(driver::checkpoint)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("the job failed")
+                    .hasMessageContaining("For input string: \"x\"")
+                    .hasRootCauseInstanceOf(NumberFormatException.class);
+            assertThat(out.committed()).isEmpty();
+        }
+    }
+
+    @Test
+    void anOutputOnAStreamOfAnotherPipelineIsRefusedAtOnce() {
+        try (PipelineTestDriver driver = PipelineTestDriver.create("foreign", checkpoints)) {
+            driver.input("lines");
+            DataStream<Long> foreign =
+                    dev.weir.api.Pipeline.create("other")
+                            .source("s", dev.weir.api.source.Sources.sequence(1, 3));
+            assertThatThrownBy(() -> driver.output("o", foreign))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("belongs to another pipeline");
+        }
+    }
+
+    @Test
+    void aClosedDriverAndASecondStartAreRefused() {
+        PipelineTestDriver driver = PipelineTestDriver.create("closed", checkpoints);
+        TestInput<String> lines = driver.input("lines");
+        wordCount(driver, lines);
+        driver.start();
+        assertThatThrownBy(driver::start)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("start() was called already");
+        driver.close();
+        assertThatThrownBy(() -> lines.feed("late"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThatThrownBy(driver::checkpoint)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the driver is closed");
+        driver.close(); // idempotent
+    }
+
+    @Test
     void aJobThatMayNotRestartFailsTheTestWithTheRootCause() {
         try (PipelineTestDriver driver = PipelineTestDriver.create("no-restart", checkpoints)) {
             driver.pipeline().restartStrategy(dev.weir.api.RestartStrategy.none());
