@@ -141,7 +141,7 @@ public interface JobMetrics {
         /**
          * Records (or offsets) between what the subtask has read and the end of its input now,
          * summed over its splits that can tell ({@link dev.weir.api.source.SourceReader#lag()}); -1
-         * if none can. Refreshed by the source's own thread every few polls.
+         * if none can. Refreshed by the source's own thread between polls, at most every 100 ms.
          *
          * @return the lag now, or -1 if unknown
          */

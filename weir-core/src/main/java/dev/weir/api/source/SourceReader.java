@@ -65,9 +65,9 @@ public interface SourceReader<T> extends AutoCloseable {
     /**
      * How far the reader is behind the end of its split now: records (or offsets) between {@link
      * #position} and the end of what the input holds, or -1 if the reader cannot tell (the
-     * default). Only for metrics: called on the source task's thread every few polls, so it must be
-     * cheap and must not block (answer from what the reader already knows, such as a durable log's
-     * published end offset or a consumer's fetched high watermark).
+     * default). Only for metrics: called on the source task's thread between polls, at most every
+     * 100 ms, so it must be cheap and must not block (answer from what the reader already knows,
+     * such as a durable log's published end offset or a consumer's fetched high watermark).
      *
      * @return records (or offsets) still to read, or -1 if unknown
      */

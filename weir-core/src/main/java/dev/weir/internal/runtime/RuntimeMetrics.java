@@ -216,20 +216,34 @@ final class RuntimeMetrics implements JobMetrics {
             return task;
         }
 
+        /** The figures returned last: each only grows, whatever the racy reads say. */
+        private long lastBusy;
+
+        private long lastBackpressured;
+        private long lastIdle;
+
         @Override
-        public long busyNanos() {
-            return busy.get();
+        public synchronized long busyNanos() {
+            lastBusy = Math.max(lastBusy, busy.get());
+            return lastBusy;
         }
 
         @Override
-        public long backpressuredNanos() {
-            return backpressured.get();
+        public synchronized long backpressuredNanos() {
+            lastBackpressured = Math.max(lastBackpressured, backpressured.get());
+            return lastBackpressured;
         }
 
+        /**
+         * Wall time since the job started less busy and backpressured time; never less than what
+         * was returned before (a step that turns out busy after it was counted idle moves time from
+         * idle to busy, which a counter cannot show, so idle then stands still for a while).
+         */
         @Override
-        public long idleNanos() {
+        public synchronized long idleNanos() {
             long wall = System.nanoTime() - startNanos;
-            return Math.max(0, wall - busy.get() - backpressured.get());
+            lastIdle = Math.max(lastIdle, wall - busyNanos() - backpressuredNanos());
+            return lastIdle;
         }
     }
 

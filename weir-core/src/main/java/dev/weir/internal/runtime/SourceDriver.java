@@ -63,10 +63,14 @@ final class SourceDriver {
     /** Per open split (parallel to {@link #readers}), its event time; empty without a strategy. */
     private final List<SplitTime> splitTimes = new ArrayList<>();
 
-    /** Polls between two refreshes of {@link #lag}: a reader's lag is for metrics only. */
-    private static final int POLLS_PER_LAG = 64;
+    /**
+     * Time between two refreshes of {@link #lag} (a reader's lag is for metrics only): checked once
+     * per poll, so a source whose polls are slow (a slow function chained to it) still shows its
+     * lag fall as it reads.
+     */
+    private static final long LAG_REFRESH_NANOS = 100_000_000;
 
-    private int pollsToLag;
+    private long nextLagNanos = Long.MIN_VALUE;
 
     /** The readers' summed lag at the last refresh, -1 if none can tell (read racily). */
     private long lag = -1;
@@ -218,8 +222,9 @@ final class SourceDriver {
         if (readers.isEmpty()) {
             return false;
         }
-        if (--pollsToLag <= 0) {
-            pollsToLag = POLLS_PER_LAG;
+        long now = context.nanoTime();
+        if (nextLagNanos == Long.MIN_VALUE || now - nextLagNanos >= 0) {
+            nextLagNanos = now + LAG_REFRESH_NANOS;
             refreshLag();
         }
         int tries = readers.size();

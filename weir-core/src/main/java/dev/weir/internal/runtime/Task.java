@@ -99,6 +99,10 @@ public final class Task {
     private long keyedRecordsIn;
 
     private long busyNanos;
+
+    /** When the step in progress began, or 0 between steps (metrics: read by other threads). */
+    private volatile long stepSince;
+
     private long backpressuredNanos;
 
     /** When the task's output began waiting for room downstream, or 0 if it is not waiting. */
@@ -570,7 +574,17 @@ public final class Task {
      * busy if it moved something while the output had room, backpressured from the first step that
      * left output waiting for a full channel until the step that cleared it.
      */
+    /**
+     * A worker begins a step of this task at {@code startNanos}: until {@link #timeStep} the step
+     * in progress counts as busy, so a long step (a slow function over a whole batch) shows while
+     * it runs instead of all at once when it ends. Per step, not per record.
+     */
+    void beginStep(long startNanos) {
+        stepSince = startNanos;
+    }
+
     void timeStep(boolean moved, long startNanos, long endNanos) {
+        stepSince = 0;
         if (anyPending()) {
             if (backpressuredSince == 0) {
                 backpressuredSince = startNanos;
@@ -590,9 +604,10 @@ public final class Task {
         return keyedRecordsIn;
     }
 
-    /** Time in steps that moved something (metrics; racy read). */
+    /** Time in steps that moved something, the step in progress included (metrics; racy read). */
     long busyNanos() {
-        return busyNanos;
+        long since = stepSince;
+        return busyNanos + (since == 0 ? 0 : Math.max(0, System.nanoTime() - since));
     }
 
     /** Time the output waited for room downstream, the wait in progress included (racy read). */

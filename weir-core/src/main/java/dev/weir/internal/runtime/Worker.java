@@ -70,6 +70,7 @@ final class Worker implements Runnable {
                 }
                 current = task; // named in the failure if the step throws
                 long start = System.nanoTime();
+                task.beginStep(start);
                 boolean moved = task.doWork();
                 task.timeStep(moved, start, System.nanoTime()); // metrics: per step, not record
                 progress |= moved;
@@ -79,6 +80,7 @@ final class Worker implements Runnable {
                     execution.taskDone(task);
                 }
             } finally {
+                task.beginStep(0); // no step in progress, also after a step that threw
                 task.release();
             }
         }

@@ -152,7 +152,10 @@ class JobMetricsTest {
             JobMetrics.TaskMetrics source = task(job.metrics(), "numbers#0");
             JobMetrics.ChannelMetrics channel = job.metrics().channels().get(0);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (source.backpressuredNanos() == 0 || channel.fill() < 1.0) {
+            // The held task takes one batch before it blocks: wait until the source refilled.
+            while (source.backpressuredNanos() == 0
+                    || channel.fill() < 1.0
+                    || channel.queuedItems() < channel.capacityItems()) {
                 assertThat(System.nanoTime()).as("backpressure seen by now").isLessThan(deadline);
                 LockSupport.parkNanos(1_000_000);
             }
@@ -174,6 +177,75 @@ class JobMetricsTest {
             job.cancel();
         }
         assertThatThrownBy(job::await).isInstanceOf(CancellationException.class);
+    }
+
+    static final CountDownLatch SLOW_STEP_REACHED = new CountDownLatch(1);
+    static final CountDownLatch SLOW_STEP_RELEASE = new CountDownLatch(1);
+
+    /**
+     * A step that takes long (here: a function chained to the source that waits in the middle of a
+     * batch) shows as busy while it runs, and the busy and idle figures only grow.
+     */
+    @Test
+    void aLongStepCountsAsBusyWhileItRunsAndTheTimesOnlyGrow() throws Exception {
+        Pipeline pipeline = Pipeline.create("long-step").parallelism(1).batchSize(1000);
+        pipeline.source("numbers", Sources.sequence(1, 2_000))
+                .map(
+                        n -> {
+                            if (n == 500) {
+                                SLOW_STEP_REACHED.countDown();
+                                SLOW_STEP_RELEASE.await();
+                            }
+                            return n;
+                        })
+                .sink("out", Sinks.counting());
+        JobHandle job = pipeline.start();
+        try {
+            assertThat(SLOW_STEP_REACHED.await(60, TimeUnit.SECONDS)).isTrue();
+            JobMetrics.TaskMetrics source = task(job.metrics(), "numbers#0");
+            long busy1 = source.busyNanos();
+            long idle1 = source.idleNanos();
+            LockSupport.parkNanos(50_000_000); // time passes inside the step
+            long busy2 = source.busyNanos();
+            long idle2 = source.idleNanos();
+            assertThat(busy2 - busy1).as("the step in progress counts").isGreaterThan(40_000_000);
+            assertThat(idle2).as("idle never goes down").isGreaterThanOrEqualTo(idle1);
+        } finally {
+            SLOW_STEP_RELEASE.countDown();
+        }
+        job.await(Duration.ofMinutes(1));
+        JobMetrics.TaskMetrics done = task(job.metrics(), "numbers#0");
+        assertThat(done.busyNanos()).isGreaterThan(40_000_000);
+    }
+
+    static final CountDownLatch LAG_POINT_REACHED = new CountDownLatch(1);
+    static final CountDownLatch LAG_POINT_RELEASE = new CountDownLatch(1);
+
+    /** A source whose polls are slow still shows its lag falling as it reads. */
+    @Test
+    void theLagOfASlowSourceFallsAsItReads() throws Exception {
+        Pipeline pipeline = Pipeline.create("slow-lag").parallelism(1).batchSize(1_000);
+        pipeline.source("numbers", Sources.sequence(1, 5_000, 1, 0))
+                .map(
+                        n -> {
+                            LockSupport.parkNanos(150_000); // each poll of 1,000 takes >= 150 ms
+                            if (n == 3_500) {
+                                LAG_POINT_REACHED.countDown();
+                                LAG_POINT_RELEASE.await();
+                            }
+                            return n;
+                        })
+                .sink("out", Sinks.counting());
+        JobHandle job = pipeline.start();
+        try {
+            assertThat(LAG_POINT_REACHED.await(60, TimeUnit.SECONDS)).isTrue();
+            // Refreshed when the fourth poll began, 3,000 records in.
+            assertThat(job.metrics().sources().get(0).lag()).isEqualTo(2_000);
+        } finally {
+            LAG_POINT_RELEASE.countDown();
+        }
+        job.await(Duration.ofMinutes(1));
+        assertThat(job.metrics().sources().get(0).lag()).isZero();
     }
 
     private static JobMetrics.TaskMetrics task(JobMetrics metrics, String name) {
