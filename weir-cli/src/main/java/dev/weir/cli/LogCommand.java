@@ -4,13 +4,14 @@ import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogEntry;
 import dev.weir.api.log.LogOptions;
 import dev.weir.api.log.LogRecord;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -91,8 +92,17 @@ public final class LogCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code weir log append TOPIC}: one record per line of standard input. */
-    @Command(name = "append", description = "Appends each line of standard input as a record.")
+    /**
+     * {@code weir log append TOPIC}: one record per line of standard input, as bytes: a record is
+     * what lies between line feeds, less a carriage return just before the line feed (CRLF files);
+     * nothing is decoded, so bytes that are not UTF-8 and lone carriage returns are kept as they
+     * are.
+     */
+    @Command(
+            name = "append",
+            description =
+                    "Appends each line of standard input as a record: the bytes between line feeds"
+                            + " as they are (a CR before the LF dropped).")
     static final class Append implements Callable<Integer> {
         @ParentCommand LogCommand parent;
 
@@ -120,30 +130,25 @@ public final class LogCommand implements Callable<Integer> {
             long appended = 0;
             long first = -1;
             try (DurableLog log = parent.open();
-                    BufferedReader in =
-                            new BufferedReader(
-                                    new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                    Lines in = new Lines(System.in)) {
                 log.checkPartition(topic, partition); // before any input is read
                 List<byte[]> records = new ArrayList<>();
-                String line;
+                byte[] record;
                 // Progress in input bytes (of a known total when the input is a file) on
                 // standard error; the result line stays alone on standard output.
                 ProgressReporter progress =
                         ProgressReporter.onStandardError(
                                 "append", ProgressReporter.standardInputSize(), "bytes");
-                long bytesRead = 0;
                 try {
-                    while ((line = in.readLine()) != null) {
-                        byte[] record = line.getBytes(StandardCharsets.UTF_8);
+                    while ((record = in.next()) != null) {
                         records.add(record);
-                        bytesRead += record.length + 1; // the line end, counted as one byte
                         if (records.size() == batch) {
                             long at = log.append(topic, partition, records);
                             first = first < 0 ? at : first;
                             appended += records.size();
                             records.clear();
                             progress.update(
-                                    bytesRead,
+                                    in.consumed(),
                                     String.format(java.util.Locale.ROOT, "%,d records", appended));
                         }
                     }
@@ -409,6 +414,73 @@ public final class LogCommand implements Callable<Integer> {
                 }
             }
             return 0;
+        }
+    }
+
+    /**
+     * Standard input cut into records at line feeds, as bytes: a carriage return just before a line
+     * feed is dropped, any other byte kept; the last record needs no line feed.
+     */
+    static final class Lines implements AutoCloseable {
+        private final InputStream in;
+        private final byte[] buffer = new byte[64 * 1024];
+        private int position;
+        private int limit;
+        private long consumed;
+
+        Lines(InputStream in) {
+            this.in = in;
+        }
+
+        /** The next record, or null at the end of the input. */
+        byte[] next() throws IOException {
+            byte[] pending = null; // bytes of the record from earlier buffers
+            int pendingLength = 0;
+            while (true) {
+                if (position == limit) {
+                    int read = in.read(buffer);
+                    if (read < 0) {
+                        return pending == null ? null : Arrays.copyOf(pending, pendingLength);
+                    }
+                    position = 0;
+                    limit = read;
+                }
+                int start = position;
+                int end = start;
+                while (end < limit && buffer[end] != '\n') {
+                    end++;
+                }
+                int length = end - start;
+                if (pending == null) {
+                    pending = new byte[Math.max(length, 16)];
+                } else if (pendingLength + length > pending.length) {
+                    pending =
+                            Arrays.copyOf(
+                                    pending, Math.max(pendingLength + length, 2 * pending.length));
+                }
+                System.arraycopy(buffer, start, pending, pendingLength, length);
+                pendingLength += length;
+                consumed += length;
+                position = end;
+                if (end < limit) { // a line feed ends the record
+                    position++;
+                    consumed++;
+                    if (pendingLength > 0 && pending[pendingLength - 1] == '\r') {
+                        pendingLength--;
+                    }
+                    return Arrays.copyOf(pending, pendingLength);
+                }
+            }
+        }
+
+        /** Bytes of input consumed so far, line ends included. */
+        long consumed() {
+            return consumed;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogOptions;
 import dev.weir.api.log.LogOptions.FsyncPolicy;
+import dev.weir.api.log.LogRecord;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -34,13 +35,18 @@ class LogCommandTest {
 
     /** Runs the command expecting {@code status}; returns standard output and standard error. */
     String[] run(int status, String stdin, String... args) {
+        return run(status, stdin.getBytes(StandardCharsets.UTF_8), args);
+    }
+
+    /** Runs the command on {@code stdin} as bytes, expecting {@code status}. */
+    String[] run(int status, byte[] stdin, String... args) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         ByteArrayOutputStream errors = new ByteArrayOutputStream();
         InputStream originalIn = System.in;
         PrintStream originalOut = System.out;
         PrintStream originalErr = System.err;
         try {
-            System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
+            System.setIn(new ByteArrayInputStream(stdin));
             System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
             System.setErr(new PrintStream(errors, true, StandardCharsets.UTF_8));
             assertThat(WeirCli.commandLine().execute(args)).isEqualTo(status);
@@ -135,6 +141,51 @@ class LogCommandTest {
         }
         assertThat(run("", "log", "--dir", a.toString(), "tail", "victim")).isEqualTo("0\tkept\n");
         assertThat(dir.resolve("x")).doesNotExist();
+    }
+
+    @Test
+    void appendStoresTheBytesBetweenLineFeedsAsTheyAre() {
+        Path log = dir.resolve("log");
+        String d = log.toString();
+        run("", "log", "--dir", d, "create", "raw");
+        byte[] notUtf8 = {(byte) 0xff, 'x', (byte) 0xc3, (byte) 0x28, (byte) 0x80};
+        java.io.ByteArrayOutputStream input = new java.io.ByteArrayOutputStream();
+        input.writeBytes(notUtf8);
+        input.writeBytes(bytes("\na\rb\ncrlf\r\n\n\r\rmid\r\r\nlast"));
+        assertThat(run(0, input.toByteArray(), "log", "--dir", d, "append", "raw")[0])
+                .isEqualTo("appended 6 record(s) to raw-0 at offsets 0..5\n");
+
+        try (DurableLog read = DurableLog.openReadOnly(log, LogOptions.defaults())) {
+            assertThat(read.read("raw", 0, 0, 100))
+                    .extracting(LogRecord::payload)
+                    .containsExactly(
+                            notUtf8,
+                            bytes("a\rb"),
+                            bytes("crlf"),
+                            bytes(""),
+                            bytes("\r\rmid\r"),
+                            bytes("last"));
+        }
+    }
+
+    @Test
+    void appendCutsRecordsAcrossItsReadBuffer() throws Exception {
+        StringBuilder text = new StringBuilder();
+        List<String> expected = new java.util.ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            String line = "record " + i + " " + "x".repeat(i % 97);
+            expected.add(line);
+            text.append(line).append(i % 3 == 0 ? "\r\n" : "\n");
+        }
+        LogCommand.Lines lines =
+                new LogCommand.Lines(new ByteArrayInputStream(bytes(text.toString())));
+        List<String> read = new java.util.ArrayList<>();
+        byte[] record;
+        while ((record = lines.next()) != null) {
+            read.add(new String(record, StandardCharsets.UTF_8));
+        }
+        assertThat(read).isEqualTo(expected);
+        assertThat(lines.consumed()).isEqualTo(bytes(text.toString()).length);
     }
 
     private static byte[] bytes(String text) {
