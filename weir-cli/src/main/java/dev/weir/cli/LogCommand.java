@@ -46,14 +46,26 @@ public final class LogCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        spec.commandLine().usage(out);
-        return 0;
+        return WeirCli.missingSubcommand(spec);
+    }
+
+    /**
+     * Refuses a topic name the log would refuse (such as {@code ../x}) as a usage error, before
+     * anything is opened or read.
+     */
+    static void checkTopicName(CommandSpec spec, String topic) {
+        try {
+            DurableLog.checkTopicName(topic);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
     }
 
     /**
      * Opens the log for writing: takes the directory's lock, so a second writing process is refused
-     * with the holder's PID. A refusal or failure of the log (bad topic name, missing topic,
-     * damaged file) propagates to {@link WeirCli}, which prints it as one line with status 1.
+     * with the holder's PID. A refusal or failure of the log (missing topic, damaged file)
+     * propagates to {@link WeirCli}, which prints it as one line with status 1; a bad topic name is
+     * refused before, as a usage error (status 2).
      */
     DurableLog open() {
         return DurableLog.open(dir, LogOptions.defaults());
@@ -72,17 +84,20 @@ public final class LogCommand implements Callable<Integer> {
     static final class Create implements Callable<Integer> {
         @ParentCommand LogCommand parent;
 
+        @Spec CommandSpec spec;
+
         @Parameters(index = "0", description = "Topic name.")
         String topic;
 
         @Option(
                 names = "--partitions",
-                converter = Numbers.PositiveInt.class,
-                description = "Partitions (default ${DEFAULT-VALUE}).")
+                converter = Numbers.Partitions.class,
+                description = "Partitions, 1 to 10000 (default ${DEFAULT-VALUE}).")
         int partitions = 1;
 
         @Override
         public Integer call() throws Exception {
+            checkTopicName(spec, topic);
             try (DurableLog log = parent.open()) {
                 log.createTopic(topic, partitions);
             }
@@ -106,6 +121,8 @@ public final class LogCommand implements Callable<Integer> {
     static final class Append implements Callable<Integer> {
         @ParentCommand LogCommand parent;
 
+        @Spec CommandSpec spec;
+
         @Parameters(index = "0", description = "Topic name.")
         String topic;
 
@@ -127,6 +144,7 @@ public final class LogCommand implements Callable<Integer> {
         }
 
         private int append() throws Exception {
+            checkTopicName(spec, topic);
             long appended = 0;
             long first = -1;
             try (DurableLog log = parent.open();
@@ -262,6 +280,7 @@ public final class LogCommand implements Callable<Integer> {
         }
 
         private int tail() throws InterruptedException {
+            checkTopicName(spec, topic);
             if (follow && showMarkers) {
                 throw new ParameterException(
                         spec.commandLine(),
@@ -337,6 +356,8 @@ public final class LogCommand implements Callable<Integer> {
     static final class Offsets implements Callable<Integer> {
         @ParentCommand LogCommand parent;
 
+        @Spec CommandSpec spec;
+
         @Parameters(index = "0", description = "Topic name.")
         String topic;
 
@@ -346,6 +367,7 @@ public final class LogCommand implements Callable<Integer> {
         }
 
         private int offsets() {
+            checkTopicName(spec, topic);
             try (DurableLog log = parent.openReadOnly()) {
                 for (int p = 0; p < log.partitions(topic); p++) {
                     parent.out.println(

@@ -126,17 +126,21 @@ class LogCommandTest {
         run("kept\n", "log", "--dir", a.toString(), "append", "victim");
         run("", "log", "--dir", b.toString(), "create", "t");
         for (String name : List.of("../A/victim", "..", ".", "/tmp/x", "a/b")) {
-            String[] outAndErr = run(1, "evil\n", "log", "--dir", b.toString(), "append", name);
+            // A usage error (status 2), as for any other argument the command cannot take.
+            String[] outAndErr = run(2, "evil\n", "log", "--dir", b.toString(), "append", name);
             assertThat(outAndErr[1])
                     .startsWith("weir log append: topic name")
                     .contains("not allowed")
+                    .endsWith("(see 'weir log append --help')\n")
                     .hasLineCount(1);
-            assertThat(run(1, "", "log", "--dir", b.toString(), "append", name)[1])
+            assertThat(run(2, "", "log", "--dir", b.toString(), "append", name)[1])
                     .as("refused before any input is read")
                     .contains("not allowed");
-            assertThat(run(1, "", "log", "--dir", b.toString(), "create", name)[1])
+            assertThat(run(2, "", "log", "--dir", b.toString(), "create", name)[1])
                     .contains("not allowed");
-            assertThat(run(1, "", "log", "--dir", b.toString(), "tail", name)[1])
+            assertThat(run(2, "", "log", "--dir", b.toString(), "tail", name)[1])
+                    .contains("not allowed");
+            assertThat(run(2, "", "log", "--dir", b.toString(), "offsets", name)[1])
                     .contains("not allowed");
         }
         assertThat(run("", "log", "--dir", a.toString(), "tail", "victim")).isEqualTo("0\tkept\n");
