@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -384,7 +385,10 @@ public final class LogCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code weir log topics [DIR]}: every topic with its partitions and records. */
+    /**
+     * {@code weir log topics [DIR]}: every topic with its partitions and records; for a directory
+     * with no topic but other entries, a note on standard error (status 0 still).
+     */
     @Command(
             name = "topics",
             description =
@@ -433,9 +437,31 @@ public final class LogCommand implements Callable<Integer> {
                 }
                 if (names.isEmpty()) {
                     parent.out.println("no topics in " + dir);
+                    long others = othersThanWeirs(dir);
+                    if (others > 0) {
+                        // The log skips what is not a topic without a word; say why the list is
+                        // empty when the directory is not empty (such as a mistyped path).
+                        System.err.println(
+                                "weir log topics: note: "
+                                        + dir
+                                        + " holds no topic but "
+                                        + others
+                                        + " other entr"
+                                        + (others == 1 ? "y" : "ies")
+                                        + "; is it a Weir log directory?");
+                    }
                 }
             }
             return 0;
+        }
+    }
+
+    /** Entries of {@code dir} that are not Weir's own hidden ones (such as {@code .lock}). */
+    private static long othersThanWeirs(Path dir) {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.filter(p -> !p.getFileName().toString().startsWith(".")).count();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return 0; // only a note: say nothing rather than fail the listing
         }
     }
 

@@ -226,6 +226,24 @@ class LogCommandTest {
     }
 
     @Test
+    void topicsOfADirectoryThatIsNoLogSaysSoOnStandardError() throws IOException {
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        assertThat(run(0, "", "log", "topics", empty.toString()))
+                .containsExactly("no topics in " + empty + "\n", "");
+
+        Path etc = Files.createDirectories(dir.resolve("etc"));
+        Files.writeString(etc.resolve("hosts"), "127.0.0.1 localhost\n");
+        Files.createDirectories(etc.resolve("ssh"));
+        assertThat(run(0, "", "log", "topics", etc.toString()))
+                .containsExactly(
+                        "no topics in " + etc + "\n",
+                        "weir log topics: note: "
+                                + etc
+                                + " holds no topic but 2 other entries; is it a Weir log"
+                                + " directory?\n");
+    }
+
+    @Test
     void tailFollowPrintsRecordsCommittedAfterItStartedAndEndsAtMax() throws Exception {
         Path log = dir.resolve("log");
         LineWatcher out = new LineWatcher();
