@@ -25,12 +25,9 @@ import picocli.CommandLine.Spec;
 public final class KafkaCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    PrintStream out = System.out;
-
     @Override
     public Integer call() {
-        spec.commandLine().usage(out);
-        return 0;
+        return WeirCli.missingSubcommand(spec);
     }
 
     /** {@code weir kafka transactions}: a stopped job's open Kafka transactions. */

@@ -4,18 +4,20 @@ import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogEntry;
 import dev.weir.api.log.LogOptions;
 import dev.weir.api.log.LogRecord;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -45,14 +47,26 @@ public final class LogCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        spec.commandLine().usage(out);
-        return 0;
+        return WeirCli.missingSubcommand(spec);
+    }
+
+    /**
+     * Refuses a topic name the log would refuse (such as {@code ../x}) as a usage error, before
+     * anything is opened or read.
+     */
+    static void checkTopicName(CommandSpec spec, String topic) {
+        try {
+            DurableLog.checkTopicName(topic);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
     }
 
     /**
      * Opens the log for writing: takes the directory's lock, so a second writing process is refused
-     * with the holder's PID. A refusal or failure of the log (bad topic name, missing topic,
-     * damaged file) propagates to {@link WeirCli}, which prints it as one line with status 1.
+     * with the holder's PID. A refusal or failure of the log (missing topic, damaged file)
+     * propagates to {@link WeirCli}, which prints it as one line with status 1; a bad topic name is
+     * refused before, as a usage error (status 2).
      */
     DurableLog open() {
         return DurableLog.open(dir, LogOptions.defaults());
@@ -71,17 +85,20 @@ public final class LogCommand implements Callable<Integer> {
     static final class Create implements Callable<Integer> {
         @ParentCommand LogCommand parent;
 
+        @Spec CommandSpec spec;
+
         @Parameters(index = "0", description = "Topic name.")
         String topic;
 
         @Option(
                 names = "--partitions",
-                converter = Numbers.PositiveInt.class,
-                description = "Partitions (default ${DEFAULT-VALUE}).")
+                converter = Numbers.Partitions.class,
+                description = "Partitions, 1 to 10000 (default ${DEFAULT-VALUE}).")
         int partitions = 1;
 
         @Override
         public Integer call() throws Exception {
+            checkTopicName(spec, topic);
             try (DurableLog log = parent.open()) {
                 log.createTopic(topic, partitions);
             }
@@ -91,10 +108,21 @@ public final class LogCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code weir log append TOPIC}: one record per line of standard input. */
-    @Command(name = "append", description = "Appends each line of standard input as a record.")
+    /**
+     * {@code weir log append TOPIC}: one record per line of standard input, as bytes: a record is
+     * what lies between line feeds, less a carriage return just before the line feed (CRLF files);
+     * nothing is decoded, so bytes that are not UTF-8 and lone carriage returns are kept as they
+     * are.
+     */
+    @Command(
+            name = "append",
+            description =
+                    "Appends each line of standard input as a record: the bytes between line feeds"
+                            + " as they are (a CR before the LF dropped).")
     static final class Append implements Callable<Integer> {
         @ParentCommand LogCommand parent;
+
+        @Spec CommandSpec spec;
 
         @Parameters(index = "0", description = "Topic name.")
         String topic;
@@ -117,33 +145,29 @@ public final class LogCommand implements Callable<Integer> {
         }
 
         private int append() throws Exception {
+            checkTopicName(spec, topic);
             long appended = 0;
             long first = -1;
             try (DurableLog log = parent.open();
-                    BufferedReader in =
-                            new BufferedReader(
-                                    new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                    Lines in = new Lines(System.in)) {
                 log.checkPartition(topic, partition); // before any input is read
                 List<byte[]> records = new ArrayList<>();
-                String line;
+                byte[] record;
                 // Progress in input bytes (of a known total when the input is a file) on
                 // standard error; the result line stays alone on standard output.
                 ProgressReporter progress =
                         ProgressReporter.onStandardError(
                                 "append", ProgressReporter.standardInputSize(), "bytes");
-                long bytesRead = 0;
                 try {
-                    while ((line = in.readLine()) != null) {
-                        byte[] record = line.getBytes(StandardCharsets.UTF_8);
+                    while ((record = in.next()) != null) {
                         records.add(record);
-                        bytesRead += record.length + 1; // the line end, counted as one byte
                         if (records.size() == batch) {
                             long at = log.append(topic, partition, records);
                             first = first < 0 ? at : first;
                             appended += records.size();
                             records.clear();
                             progress.update(
-                                    bytesRead,
+                                    in.consumed(),
                                     String.format(java.util.Locale.ROOT, "%,d records", appended));
                         }
                     }
@@ -257,6 +281,7 @@ public final class LogCommand implements Callable<Integer> {
         }
 
         private int tail() throws InterruptedException {
+            checkTopicName(spec, topic);
             if (follow && showMarkers) {
                 throw new ParameterException(
                         spec.commandLine(),
@@ -332,6 +357,8 @@ public final class LogCommand implements Callable<Integer> {
     static final class Offsets implements Callable<Integer> {
         @ParentCommand LogCommand parent;
 
+        @Spec CommandSpec spec;
+
         @Parameters(index = "0", description = "Topic name.")
         String topic;
 
@@ -341,6 +368,7 @@ public final class LogCommand implements Callable<Integer> {
         }
 
         private int offsets() {
+            checkTopicName(spec, topic);
             try (DurableLog log = parent.openReadOnly()) {
                 for (int p = 0; p < log.partitions(topic); p++) {
                     parent.out.println(
@@ -357,7 +385,10 @@ public final class LogCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code weir log topics [DIR]}: every topic with its partitions and records. */
+    /**
+     * {@code weir log topics [DIR]}: every topic with its partitions and records; for a directory
+     * with no topic but other entries, a note on standard error (status 0 still).
+     */
     @Command(
             name = "topics",
             description =
@@ -406,9 +437,98 @@ public final class LogCommand implements Callable<Integer> {
                 }
                 if (names.isEmpty()) {
                     parent.out.println("no topics in " + dir);
+                    long others = othersThanWeirs(dir);
+                    if (others > 0) {
+                        // The log skips what is not a topic without a word; say why the list is
+                        // empty when the directory is not empty (such as a mistyped path).
+                        System.err.println(
+                                "weir log topics: note: "
+                                        + dir
+                                        + " holds no topic but "
+                                        + others
+                                        + " other entr"
+                                        + (others == 1 ? "y" : "ies")
+                                        + "; is it a Weir log directory?");
+                    }
                 }
             }
             return 0;
+        }
+    }
+
+    /** Entries of {@code dir} that are not Weir's own hidden ones (such as {@code .lock}). */
+    private static long othersThanWeirs(Path dir) {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.filter(p -> !p.getFileName().toString().startsWith(".")).count();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return 0; // only a note: say nothing rather than fail the listing
+        }
+    }
+
+    /**
+     * Standard input cut into records at line feeds, as bytes: a carriage return just before a line
+     * feed is dropped, any other byte kept; the last record needs no line feed.
+     */
+    static final class Lines implements AutoCloseable {
+        private final InputStream in;
+        private final byte[] buffer = new byte[64 * 1024];
+        private int position;
+        private int limit;
+        private long consumed;
+
+        Lines(InputStream in) {
+            this.in = in;
+        }
+
+        /** The next record, or null at the end of the input. */
+        byte[] next() throws IOException {
+            byte[] pending = null; // bytes of the record from earlier buffers
+            int pendingLength = 0;
+            while (true) {
+                if (position == limit) {
+                    int read = in.read(buffer);
+                    if (read < 0) {
+                        return pending == null ? null : Arrays.copyOf(pending, pendingLength);
+                    }
+                    position = 0;
+                    limit = read;
+                }
+                int start = position;
+                int end = start;
+                while (end < limit && buffer[end] != '\n') {
+                    end++;
+                }
+                int length = end - start;
+                if (pending == null) {
+                    pending = new byte[Math.max(length, 16)];
+                } else if (pendingLength + length > pending.length) {
+                    pending =
+                            Arrays.copyOf(
+                                    pending, Math.max(pendingLength + length, 2 * pending.length));
+                }
+                System.arraycopy(buffer, start, pending, pendingLength, length);
+                pendingLength += length;
+                consumed += length;
+                position = end;
+                if (end < limit) { // a line feed ends the record
+                    position++;
+                    consumed++;
+                    if (pendingLength > 0 && pending[pendingLength - 1] == '\r') {
+                        pendingLength--;
+                    }
+                    return Arrays.copyOf(pending, pendingLength);
+                }
+            }
+        }
+
+        /** Bytes of input consumed so far, line ends included. */
+        long consumed() {
+            return consumed;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
         }
     }
 }

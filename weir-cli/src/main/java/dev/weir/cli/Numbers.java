@@ -18,6 +18,14 @@ final class Numbers {
         }
     }
 
+    /** A topic's partition count: 1 to 10,000, the durable log's limit. */
+    static final class Partitions implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            return (int) check(value, 1, 10_000, "a partition count within 1..10000");
+        }
+    }
+
     /** An {@code int} of at least 0. */
     static final class NonNegativeInt implements ITypeConverter<Integer> {
         @Override

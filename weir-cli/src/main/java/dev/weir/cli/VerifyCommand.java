@@ -51,13 +51,13 @@ public final class VerifyCommand implements Callable<Integer> {
     @Option(
             names = "--records",
             converter = Numbers.PositiveLong.class,
-            description = "Input records per round (default ${DEFAULT-VALUE}).")
+            description = "Input records per round, at most 10000000 (default ${DEFAULT-VALUE}).")
     long records = 50_000;
 
     @Option(
             names = "--keys",
             converter = Numbers.PositiveInt.class,
-            description = "Distinct keys (default ${DEFAULT-VALUE}).")
+            description = "Distinct keys, at most 1000000 (default ${DEFAULT-VALUE}).")
     int keys = 100;
 
     @Option(
@@ -130,7 +130,7 @@ public final class VerifyCommand implements Callable<Integer> {
                             workload,
                             runner);
         } catch (IllegalArgumentException e) {
-            // A name or combination of options the verifier does not know: a usage error.
+            // A name, combination or count the verifier does not take: a usage error.
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
         // Progress in planned runs of the job (each kill, then each seeded bug) on standard

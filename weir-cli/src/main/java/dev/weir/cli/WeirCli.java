@@ -4,10 +4,12 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
 
 /**
  * The {@code weir} command.
@@ -15,7 +17,9 @@ import picocli.CommandLine.ScopeType;
  * <p>Conventions every subcommand follows (and {@code WeirCliTest} checks): {@code --help} and
  * {@code --version} anywhere; a usage error (unknown option, missing or invalid argument, a number
  * out of range) is one line on standard error and status 2; a failure while running is one line on
- * standard error and status 1, with the stack trace only under {@code --verbose}.
+ * standard error and status 1, with the stack trace only under {@code --verbose}. A command that
+ * only groups subcommands ({@code weir}, {@code weir log}, {@code weir kafka}), given none, prints
+ * its usage on standard error with status 2.
  */
 @Command(
         name = "weir",
@@ -43,10 +47,32 @@ public final class WeirCli implements Callable<Integer> {
             description = "Print the stack trace of a failure.")
     boolean verbose;
 
+    @Spec CommandSpec spec;
+
     @Override
     public Integer call() {
-        CommandLine.usage(this, System.out);
-        return 0;
+        return missingSubcommand(spec);
+    }
+
+    /**
+     * What a command that only groups subcommands does when given none: a line saying so, then its
+     * usage, on standard error; status {@link #USAGE}.
+     */
+    static int missingSubcommand(CommandSpec spec) {
+        CommandLine command = spec.commandLine();
+        PrintWriter err = command.getErr();
+        err.println(
+                spec.qualifiedName()
+                        + ": missing subcommand; one of "
+                        + String.join(
+                                ", ",
+                                command.getSubcommands().keySet().stream()
+                                        .filter(name -> !name.equals("help"))
+                                        .toList()));
+        err.flush();
+        command.usage(err);
+        err.flush();
+        return USAGE;
     }
 
     /** Runs the command line and exits with its status. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogOptions;
 import dev.weir.api.log.LogOptions.FsyncPolicy;
+import dev.weir.api.log.LogRecord;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -34,13 +35,18 @@ class LogCommandTest {
 
     /** Runs the command expecting {@code status}; returns standard output and standard error. */
     String[] run(int status, String stdin, String... args) {
+        return run(status, stdin.getBytes(StandardCharsets.UTF_8), args);
+    }
+
+    /** Runs the command on {@code stdin} as bytes, expecting {@code status}. */
+    String[] run(int status, byte[] stdin, String... args) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         ByteArrayOutputStream errors = new ByteArrayOutputStream();
         InputStream originalIn = System.in;
         PrintStream originalOut = System.out;
         PrintStream originalErr = System.err;
         try {
-            System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
+            System.setIn(new ByteArrayInputStream(stdin));
             System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
             System.setErr(new PrintStream(errors, true, StandardCharsets.UTF_8));
             assertThat(WeirCli.commandLine().execute(args)).isEqualTo(status);
@@ -120,21 +126,70 @@ class LogCommandTest {
         run("kept\n", "log", "--dir", a.toString(), "append", "victim");
         run("", "log", "--dir", b.toString(), "create", "t");
         for (String name : List.of("../A/victim", "..", ".", "/tmp/x", "a/b")) {
-            String[] outAndErr = run(1, "evil\n", "log", "--dir", b.toString(), "append", name);
+            // A usage error (status 2), as for any other argument the command cannot take.
+            String[] outAndErr = run(2, "evil\n", "log", "--dir", b.toString(), "append", name);
             assertThat(outAndErr[1])
                     .startsWith("weir log append: topic name")
                     .contains("not allowed")
+                    .endsWith("(see 'weir log append --help')\n")
                     .hasLineCount(1);
-            assertThat(run(1, "", "log", "--dir", b.toString(), "append", name)[1])
+            assertThat(run(2, "", "log", "--dir", b.toString(), "append", name)[1])
                     .as("refused before any input is read")
                     .contains("not allowed");
-            assertThat(run(1, "", "log", "--dir", b.toString(), "create", name)[1])
+            assertThat(run(2, "", "log", "--dir", b.toString(), "create", name)[1])
                     .contains("not allowed");
-            assertThat(run(1, "", "log", "--dir", b.toString(), "tail", name)[1])
+            assertThat(run(2, "", "log", "--dir", b.toString(), "tail", name)[1])
+                    .contains("not allowed");
+            assertThat(run(2, "", "log", "--dir", b.toString(), "offsets", name)[1])
                     .contains("not allowed");
         }
         assertThat(run("", "log", "--dir", a.toString(), "tail", "victim")).isEqualTo("0\tkept\n");
         assertThat(dir.resolve("x")).doesNotExist();
+    }
+
+    @Test
+    void appendStoresTheBytesBetweenLineFeedsAsTheyAre() {
+        Path log = dir.resolve("log");
+        String d = log.toString();
+        run("", "log", "--dir", d, "create", "raw");
+        byte[] notUtf8 = {(byte) 0xff, 'x', (byte) 0xc3, (byte) 0x28, (byte) 0x80};
+        java.io.ByteArrayOutputStream input = new java.io.ByteArrayOutputStream();
+        input.writeBytes(notUtf8);
+        input.writeBytes(bytes("\na\rb\ncrlf\r\n\n\r\rmid\r\r\nlast"));
+        assertThat(run(0, input.toByteArray(), "log", "--dir", d, "append", "raw")[0])
+                .isEqualTo("appended 6 record(s) to raw-0 at offsets 0..5\n");
+
+        try (DurableLog read = DurableLog.openReadOnly(log, LogOptions.defaults())) {
+            assertThat(read.read("raw", 0, 0, 100))
+                    .extracting(LogRecord::payload)
+                    .containsExactly(
+                            notUtf8,
+                            bytes("a\rb"),
+                            bytes("crlf"),
+                            bytes(""),
+                            bytes("\r\rmid\r"),
+                            bytes("last"));
+        }
+    }
+
+    @Test
+    void appendCutsRecordsAcrossItsReadBuffer() throws Exception {
+        StringBuilder text = new StringBuilder();
+        List<String> expected = new java.util.ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            String line = "record " + i + " " + "x".repeat(i % 97);
+            expected.add(line);
+            text.append(line).append(i % 3 == 0 ? "\r\n" : "\n");
+        }
+        LogCommand.Lines lines =
+                new LogCommand.Lines(new ByteArrayInputStream(bytes(text.toString())));
+        List<String> read = new java.util.ArrayList<>();
+        byte[] record;
+        while ((record = lines.next()) != null) {
+            read.add(new String(record, StandardCharsets.UTF_8));
+        }
+        assertThat(read).isEqualTo(expected);
+        assertThat(lines.consumed()).isEqualTo(bytes(text.toString()).length);
     }
 
     private static byte[] bytes(String text) {
@@ -168,6 +223,24 @@ class LogCommandTest {
         assertThat(run(1, "", "log", "topics", dir.resolve("none").toString())[1])
                 .isEqualTo("weir log topics: no log directory " + dir.resolve("none") + "\n");
         assertThat(dir.resolve("none")).doesNotExist();
+    }
+
+    @Test
+    void topicsOfADirectoryThatIsNoLogSaysSoOnStandardError() throws IOException {
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        assertThat(run(0, "", "log", "topics", empty.toString()))
+                .containsExactly("no topics in " + empty + "\n", "");
+
+        Path etc = Files.createDirectories(dir.resolve("etc"));
+        Files.writeString(etc.resolve("hosts"), "127.0.0.1 localhost\n");
+        Files.createDirectories(etc.resolve("ssh"));
+        assertThat(run(0, "", "log", "topics", etc.toString()))
+                .containsExactly(
+                        "no topics in " + etc + "\n",
+                        "weir log topics: note: "
+                                + etc
+                                + " holds no topic but 2 other entries; is it a Weir log"
+                                + " directory?\n");
     }
 
     @Test

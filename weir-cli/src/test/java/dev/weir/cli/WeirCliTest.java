@@ -105,12 +105,39 @@ class WeirCliTest {
                         "x"),
                 usage(
                         "negative partitions",
-                        "'--partitions': '-1' is not a positive integer",
+                        "'--partitions': '-1' is not a partition count within 1..10000",
                         "log",
                         "create",
                         "t",
                         "--partitions",
                         "-1"),
+                usage(
+                        "too many partitions",
+                        "weir log create: Invalid value for option '--partitions': '100000' is not"
+                                + " a partition count within 1..10000",
+                        "log",
+                        "create",
+                        "--partitions=100000",
+                        "t2"),
+                usage(
+                        "topic name out of the directory",
+                        "weir log create: topic name '../evil' is not allowed",
+                        "log",
+                        "create",
+                        "../evil"),
+                usage(
+                        "too many keys for the verifier",
+                        "weir verify: --keys must be within 1..1000000",
+                        "verify",
+                        "--keys=2000000000",
+                        "--records=1",
+                        "--kills=1"),
+                usage(
+                        "too many records for the verifier",
+                        "weir verify: --records must be within 1..10000000",
+                        "verify",
+                        "--records=20000000000",
+                        "--kills=1"),
                 usage("zero batch", "'--batch': '0'", "log", "append", "t", "--batch", "0"),
                 usage(
                         "negative batch",
@@ -180,6 +207,25 @@ class WeirCliTest {
                 .isEqualTo("java.lang.IllegalStateException: disk full");
         assertThat(WeirCli.describe(new RuntimeException((String) null)))
                 .isEqualTo("java.lang.RuntimeException");
+    }
+
+    @ParameterizedTest
+    @MethodSource("groups")
+    void aCommandThatOnlyGroupsSubcommandsGivenNoneIsAUsageErrorShowingItsUsage(
+            List<String> words) {
+        Cli.Result result = Cli.run("", words.toArray(String[]::new));
+        String name = "weir" + (words.isEmpty() ? "" : " " + String.join(" ", words));
+        assertThat(result.status()).isEqualTo(2);
+        assertThat(result.out()).isEmpty();
+        assertThat(result.err().lines().toList())
+                .first()
+                .asString()
+                .startsWith(name + ": missing subcommand; one of ");
+        assertThat(result.err()).contains("Usage: " + name + " ");
+    }
+
+    static Stream<List<String>> groups() {
+        return Stream.of(List.of(), List.of("log"), List.of("kafka"));
     }
 
     @Test

@@ -31,7 +31,11 @@ import java.util.Objects;
  *       row of every file (each file stands alone).
  *   <li><b>Null.</b> A null component is an empty, unquoted field; an empty string is {@code ""}
  *       (quoted), so the two stay apart. {@link #withNullAs(String)} writes null as another text
- *       (such as {@code \N}). {@link #mapper()} reads both back as written.
+ *       (such as {@code \N}; unquoted, so it cannot hold the separator, a quote or a line break).
+ *       {@link #mapper()} reads both back as written.
+ *   <li><b>Separator.</b> A comma unless {@link #withSeparator(char)} says otherwise; numbers and
+ *       booleans are written unquoted, so letters, digits, {@code .}, {@code -} and {@code +} are
+ *       refused as separators.
  *   <li><b>Values.</b> Strings, numbers (NaN and infinities as Java prints them), booleans and
  *       enums (their names); a list or array of those is one field, its elements joined by {@code
  *       ;}. A nested record or map cannot be a CSV field: it fails the job, naming the type (use
@@ -96,12 +100,35 @@ public final class CsvFormat<T> implements RecordFormat<T> {
     /**
      * Separates fields with {@code separator} (such as {@code ';'} or {@code '\t'}).
      *
-     * @param separator any character but a double quote or a line break
+     * <p>Numbers, booleans and the null text are written unquoted, so a separator that can occur in
+     * them would split a field in two: it is refused.
+     *
+     * @param separator any character but a letter, a digit, {@code .}, {@code -}, {@code +}, a
+     *     double quote or a line break
      * @return a copy of this format with that separator
+     * @throws IllegalArgumentException if the separator is one of those
      */
     public CsvFormat<T> withSeparator(char separator) {
+        String why = null;
         if (separator == '"' || separator == '\r' || separator == '\n') {
-            throw new IllegalArgumentException("the separator cannot be a quote or line break");
+            why = "a quote or line break would break the CSV quoting";
+        } else if (Character.isLetterOrDigit(separator)
+                || separator == '.'
+                || separator == '-'
+                || separator == '+') {
+            why = "it can occur in numbers and booleans, which are written unquoted";
+        }
+        if (why != null) {
+            throw new IllegalArgumentException(
+                    "CSV separator '" + printable(separator) + "' is refused: " + why);
+        }
+        if (nullText.indexOf(separator) >= 0) {
+            throw new IllegalArgumentException(
+                    "CSV separator '"
+                            + printable(separator)
+                            + "' occurs in the null text \""
+                            + nullText
+                            + "\", which is written unquoted");
         }
         return new CsvFormat<>(columns, header, separator, nullText);
     }
@@ -109,11 +136,37 @@ public final class CsvFormat<T> implements RecordFormat<T> {
     /**
      * Writes null as {@code text} (default: an empty, unquoted field).
      *
+     * <p>The text is written unquoted, so it cannot hold the separator, a double quote, {@code \r}
+     * or {@code \n}.
+     *
      * @param text what a null component becomes, such as {@code \N}
      * @return a copy of this format writing null so
+     * @throws IllegalArgumentException if the text holds the separator, a quote or a line break
      */
     public CsvFormat<T> withNullAs(String text) {
+        Objects.requireNonNull(text, "text");
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == separator || c == '"' || c == '\r' || c == '\n') {
+                throw new IllegalArgumentException(
+                        "CSV null text \""
+                                + text.replace("\r", "\\r").replace("\n", "\\n")
+                                + "\" is refused: it holds '"
+                                + printable(c)
+                                + "' and is written unquoted, so it would break the row into"
+                                + " other fields");
+            }
+        }
         return new CsvFormat<>(columns, header, separator, text);
+    }
+
+    private static String printable(char c) {
+        return switch (c) {
+            case '\r' -> "\\r";
+            case '\n' -> "\\n";
+            case '\t' -> "\\t";
+            default -> String.valueOf(c);
+        };
     }
 
     /**

@@ -57,6 +57,74 @@ class CsvFormatProperties {
         assertThat(CsvFormat.of(Row.class).header()).isNull();
     }
 
+    @Property(tries = 300)
+    void anySeparatorIsRefusedOrReadsBackEqual(
+            @ForAll("rows") List<Row> rows, @ForAll("anySeparator") char separator)
+            throws Exception {
+        CsvFormat<Row> format;
+        try {
+            format = CsvFormat.of(Row.class).withSeparator(separator).withHeader();
+        } catch (IllegalArgumentException refused) {
+            assertThat(refused).hasMessageContaining("separator");
+            return;
+        }
+        assertThat(readBack(format, write(format, rows))).isEqualTo(rows);
+    }
+
+    @Property(tries = 300)
+    void anyNullTextIsRefusedOrReadsBackAsNull(
+            @ForAll("rows") List<Row> rows,
+            @ForAll("nullTexts") String nullText,
+            @ForAll("separators") char separator)
+            throws Exception {
+        CsvFormat<Row> format;
+        try {
+            format = CsvFormat.of(Row.class).withSeparator(separator).withNullAs(nullText);
+        } catch (IllegalArgumentException refused) {
+            assertThat(refused).hasMessageContaining("null text");
+            return;
+        }
+        List<Row> withoutTheNullText =
+                rows.stream()
+                        .filter(r -> !nullText.equals(r.name()) && !nullText.equals(r.note()))
+                        .toList();
+        assertThat(readBack(format, write(format, withoutTheNullText)))
+                .isEqualTo(withoutTheNullText);
+    }
+
+    @Test
+    void aNullTextThatWouldSplitTheRowIsRefused() {
+        for (String text : List.of("a,b", "\"", "x\ny", "x\ry")) {
+            assertThatThrownBy(() -> CsvFormat.of(Row.class).withNullAs(text))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("null text")
+                    .hasMessageContaining("unquoted");
+        }
+        assertThatThrownBy(() -> CsvFormat.of(Row.class).withSeparator(';').withNullAs("a;b"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> CsvFormat.of(Row.class).withNullAs("a;b").withSeparator(';'))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("null text");
+        // The breaker's example: three fields stay three.
+        assertThat(
+                        CsvFormat.of(Row.class)
+                                .withNullAs("NULL")
+                                .format(new Row(null, "a,b", 1, 1, null)))
+                .isEqualTo("NULL,\"a,b\",1,1.0,NULL");
+    }
+
+    @Test
+    void aSeparatorThatCanOccurInAnUnquotedNumberOrBooleanIsRefused() throws Exception {
+        for (char separator : "E1N0-+.ae\"\r\n".toCharArray()) {
+            assertThatThrownBy(() -> CsvFormat.of(Row.class).withSeparator(separator))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("separator");
+        }
+        CsvFormat<Row> format = CsvFormat.of(Row.class).withSeparator(' ');
+        List<Row> rows = List.of(new Row("a b", null, -3, 1.5e300, true));
+        assertThat(readBack(format, write(format, rows))).isEqualTo(rows);
+    }
+
     /** A record whose component is another record. */
     public record Nested(Row row) {}
 
@@ -112,6 +180,19 @@ class CsvFormatProperties {
                 .as(Row::new)
                 .list()
                 .ofMaxSize(5);
+    }
+
+    @Provide
+    Arbitrary<Character> anySeparator() {
+        return Arbitraries.oneOf(
+                Arbitraries.chars(),
+                Arbitraries.chars().ascii(),
+                Arbitraries.of('.', 'E', 'N', '1', '-', '+', 'e', ' ', '\\', '#', '\'', '\t'));
+    }
+
+    @Provide
+    Arbitrary<String> nullTexts() {
+        return Arbitraries.strings().withChars(",;|\t\"\r\n\\x").ofMinLength(1).ofMaxLength(4);
     }
 
     @Provide

@@ -3,6 +3,7 @@ package dev.weir.formats;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.util.List;
@@ -39,7 +40,7 @@ class JsonLinesFormatProperties {
             throws Exception {
         String line = JsonLinesFormat.<Event>create().format(event);
 
-        assertThat(line).doesNotContain("\n", "\r");
+        assertThat(line).doesNotContain("\n", "\r", "\u0085", "\u2028", "\u2029");
         JsonNode tree = STRICT.readTree(line); // fails on NaN tokens or raw control characters
         assertThat(tree.isObject()).isTrue();
         assertThat(tree.get("tags").isArray()).isTrue();
@@ -61,9 +62,27 @@ class JsonLinesFormatProperties {
         assertThat(format.header()).isNull();
     }
 
+    @Test
+    void unicodeLineBreaksAreEscapedSoEveryLineReaderSeesOneLine() throws Exception {
+        JsonLinesFormat<Object> format = JsonLinesFormat.create();
+        String text = "a\u0085b\u2028c\u2029d \u00e9 \uD83D\uDE00";
+        String line = format.format(Map.of(text, List.of(text)));
+
+        assertThat(line)
+                .isEqualTo(
+                        "{\"a\\u0085b\\u2028c\\u2029d \u00e9 \uD83D\uDE00\":"
+                                + "[\"a\\u0085b\\u2028c\\u2029d \u00e9 \uD83D\uDE00\"]}");
+        assertThat(line.lines()).hasSize(1);
+        assertThat(STRICT.readValue(line, new TypeReference<Map<String, List<String>>>() {}))
+                .isEqualTo(Map.of(text, List.of(text)));
+    }
+
     @Provide
     Arbitrary<Event> events() {
-        Arbitrary<String> text = Arbitraries.strings().all().ofMaxLength(20);
+        Arbitrary<String> text =
+                Arbitraries.oneOf(
+                        Arbitraries.strings().all().ofMaxLength(20),
+                        Arbitraries.strings().withChars("\u0085\u2028\u2029\n\ra").ofMaxLength(6));
         Arbitrary<Double> doubles =
                 Arbitraries.oneOf(
                         Arbitraries.doubles(),

@@ -136,10 +136,11 @@ public final class Verifier {
             String kafkaBootstrap,
             String workload,
             String runner) {
-        /** Validates the names and the key count, naming what to change. */
+        /** Validates the names and the record and key counts, naming what to change. */
         public Options {
             FlinkVerify.check(runner, source, sink, workload, seededBugs);
             VerifyInput.check(source, keys);
+            VerifyInput.checkSizes(records, keys);
             if (!workload.equals("count") && !workload.equals("windows")) {
                 throw new IllegalArgumentException(
                         "unknown workload '" + workload + "'; use count or windows");

@@ -50,7 +50,31 @@ final class VerifyInput {
     /** The source kinds. */
     static final List<String> SOURCES = List.of("sequence", "log", "files", "kafka");
 
+    /**
+     * Most distinct keys: the checker and every killed job hold arrays and state per key, the job
+     * in a child JVM of 512 MB.
+     */
+    static final int MAX_KEYS = 1_000_000;
+
+    /** Most input records per round: the checker holds every committed update in memory. */
+    static final long MAX_RECORDS = 10_000_000;
+
     private VerifyInput() {}
+
+    /** Refuses a record or key count larger than the verifier can hold, naming the option. */
+    static void checkSizes(long records, int keys) {
+        if (keys < 1 || keys > MAX_KEYS) {
+            throw new IllegalArgumentException(
+                    "--keys must be within 1..1000000 (the verifier holds state per key), not "
+                            + keys);
+        }
+        if (records < 1 || records > MAX_RECORDS) {
+            throw new IllegalArgumentException(
+                    "--records must be within 1..10000000 (the checker holds every committed"
+                            + " update in memory), not "
+                            + records);
+        }
+    }
 
     /** Refuses a source kind or key count this input cannot be laid out for. */
     static void check(String source, int keys) {

@@ -137,4 +137,14 @@ class VerifyInputTest {
         assertThatThrownBy(() -> VerifyInput.check("kafka", 5))
                 .hasMessage("--source kafka needs at least 6 keys, not 5");
     }
+
+    @Test
+    void moreKeysOrRecordsThanTheVerifierCanHoldAreRefusedBeforeAnythingIsAllocated() {
+        VerifyInput.checkSizes(VerifyInput.MAX_RECORDS, VerifyInput.MAX_KEYS);
+        assertThatThrownBy(() -> VerifyInput.checkSizes(1, 2_000_000_000))
+                .hasMessageStartingWith("--keys must be within 1..1000000")
+                .hasMessageEndingWith("not 2000000000");
+        assertThatThrownBy(() -> VerifyInput.checkSizes(VerifyInput.MAX_RECORDS + 1, 100))
+                .hasMessageStartingWith("--records must be within 1..10000000");
+    }
 }
