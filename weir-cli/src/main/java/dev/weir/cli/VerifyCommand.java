@@ -109,7 +109,14 @@ public final class VerifyCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         // The same names as demo's and the benchmarks' --runner; the verifier calls local "weir".
         String runner = this.runner.equals("local") ? "weir" : this.runner;
-        Path work = dir != null ? dir : Files.createTempDirectory("weir-verify-");
+        // A fresh directory is created only once the options are known good (a usage error
+        // leaves nothing behind).
+        Path work =
+                dir != null
+                        ? dir
+                        : Path.of(
+                                System.getProperty("java.io.tmpdir"),
+                                "weir-verify-" + java.util.UUID.randomUUID());
         Verifier.Options options;
         try {
             options =
@@ -135,6 +142,7 @@ public final class VerifyCommand implements Callable<Integer> {
         }
         // Progress in planned runs of the job (each kill, then each seeded bug) on standard
         // error; the verifier's own lines go around the bar.
+        Files.createDirectories(work);
         ProgressReporter progress = ProgressReporter.onStandardError("verify", -1, "runs");
         Verifier.Report report;
         try {
