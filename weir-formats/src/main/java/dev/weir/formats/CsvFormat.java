@@ -62,6 +62,9 @@ public final class CsvFormat<T> implements RecordFormat<T> {
     /** Made on first use on the sink's thread (not serialized with the pipeline). */
     private transient ObjectWriter writer;
 
+    /** The record's list and array components, found on first use (not serialized). */
+    private transient List<RecordComponent> listColumns;
+
     private CsvFormat(List<String> columns, boolean header, char separator, String nullText) {
         this.columns = List.copyOf(columns);
         this.header = header;
@@ -228,7 +231,56 @@ public final class CsvFormat<T> implements RecordFormat<T> {
         if (writer == null) {
             writer = mapper().writer(schema().withoutHeader());
         }
+        requireNoSeparatorInElements(record);
         return strip(write(record, null));
+    }
+
+    /**
+     * Refuses a list element that contains {@code ;}: it would read back as two elements, so the
+     * data would change on the way. The job fails naming the column and the element.
+     */
+    private void requireNoSeparatorInElements(T record) {
+        if (listColumns == null) {
+            List<RecordComponent> found = new ArrayList<>();
+            if (record.getClass().isRecord()) {
+                for (RecordComponent c : record.getClass().getRecordComponents()) {
+                    if (java.util.Collection.class.isAssignableFrom(c.getType())
+                            || (c.getType().isArray() && c.getType() != byte[].class)) {
+                        c.getAccessor().setAccessible(true);
+                        found.add(c);
+                    }
+                }
+            }
+            listColumns = found;
+        }
+        for (RecordComponent column : listColumns) {
+            Object value;
+            try {
+                value = column.getAccessor().invoke(record);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot read " + column.getName(), e);
+            }
+            Iterable<?> elements =
+                    value instanceof Iterable<?> iterable
+                            ? iterable
+                            : value != null
+                                            && value.getClass().isArray()
+                                            && value instanceof Object[] array
+                                    ? java.util.Arrays.asList(array)
+                                    : List.of();
+            for (Object element : elements) {
+                if (element != null && String.valueOf(element).indexOf(';') >= 0) {
+                    throw new IllegalArgumentException(
+                            "CSV column '"
+                                    + column.getName()
+                                    + "': list element '"
+                                    + element
+                                    + "' contains ';', which separates the elements of a list"
+                                    + " field, so it would read back as more elements; write such"
+                                    + " values with JsonLinesFormat");
+                }
+            }
+        }
     }
 
     private String write(Object value, CsvSchema schema) {

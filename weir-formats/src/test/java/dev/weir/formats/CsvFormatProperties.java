@@ -125,6 +125,19 @@ class CsvFormatProperties {
         assertThat(readBack(format, write(format, rows))).isEqualTo(rows);
     }
 
+    /** A record with a list column. */
+    public record Tagged(String name, List<String> tags) {}
+
+    @Test
+    void aListElementHoldingTheElementSeparatorIsRefusedNamingTheColumn() {
+        CsvFormat<Tagged> format = CsvFormat.of(Tagged.class);
+        assertThat(format.format(new Tagged("x", List.of("a", "b")))).isEqualTo("x,a;b");
+        assertThatThrownBy(() -> format.format(new Tagged("x", List.of("a", "b;c", "d"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'tags'")
+                .hasMessageContaining("'b;c'");
+    }
+
     /** A record whose component is another record. */
     public record Nested(Row row) {}
 
