@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.search.Search;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,9 +58,6 @@ import java.util.function.ToDoubleFunction;
 public final class WeirMetrics {
     private WeirMetrics() {}
 
-    /** The meter registered first for each job; its presence means the job's name is bound. */
-    private static final String RESTARTS = "weir.job.restarts";
-
     /** Held while a job's name is checked and its meters registered, so two binds cannot race. */
     private static final Object BINDING = new Object();
 
@@ -82,7 +80,11 @@ public final class WeirMetrics {
         Objects.requireNonNull(registry, "registry");
         JobMetrics metrics = job.metrics();
         synchronized (BINDING) {
-            if (registry.find(RESTARTS).tag("job", metrics.jobName()).meter() != null) {
+            if (!Search.in(registry)
+                    .name(name -> name.startsWith("weir."))
+                    .tag("job", metrics.jobName())
+                    .meters()
+                    .isEmpty()) {
                 throw new IllegalStateException(
                         "a job named '"
                                 + metrics.jobName()
@@ -194,7 +196,7 @@ public final class WeirMetrics {
     private static void bindJob(
             JobMetrics metrics, Tags tags, MeterRegistry registry, List<Meter> meters) {
         meters.add(
-                counter(RESTARTS, metrics, m -> m.restarts(), tags)
+                counter("weir.job.restarts", metrics, m -> m.restarts(), tags)
                         .description("Restarts after a failure")
                         .register(registry));
         meters.add(
