@@ -53,10 +53,10 @@ import java.util.Objects;
  * Origin} that is not such a name, 400 to a request with a body, and 431 to headers above {@value
  * #MAX_HEADER_BYTES} bytes.
  *
- * <p>Requests are answered on {@value #THREADS} daemon threads of its own. Each request has {@link
- * #REQUEST_DEADLINE} from its first byte to the end of its answer: a client that opens a connection
- * and stops sending (or stops reading) is cut off then, so stalled connections cannot keep the page
- * waiting for longer. {@link #close} stops it.
+ * <p>Requests are answered on four daemon threads of its own. Each request has 3 seconds from its
+ * first byte to the end of its answer: a client that opens a connection and stops sending (or stops
+ * reading) is cut off then, so stalled connections cannot keep the page waiting for longer. {@link
+ * #close} stops it.
  */
 public final class WeirDashboard implements AutoCloseable {
     /** Request headers larger than this, summed, are refused with 431. */

@@ -23,13 +23,13 @@ import java.util.Objects;
  *
  * <h2>How it is called</h2>
  *
- * {@link WeirMetrics#prometheus} starts it; requests are answered on {@value #THREADS} daemon
- * threads of its own, each reading the job's counters then. Each request has {@link
- * #REQUEST_DEADLINE} from its first byte to the end of its answer: a client that opens a connection
- * and stops sending (or stops reading) is cut off then, so stalled connections cannot keep a scrape
- * waiting for longer. {@link #close} stops the server and removes the meters (until then the
- * server's dispatcher thread keeps the JVM alive, as any listening server does). Reachable from
- * this machine only: put a proxy in front of it to scrape from elsewhere.
+ * {@link WeirMetrics#prometheus} starts it; requests are answered on four daemon threads of its
+ * own, each reading the job's counters then. Each request has 3 seconds from its first byte to the
+ * end of its answer: a client that opens a connection and stops sending (or stops reading) is cut
+ * off then, so stalled connections cannot keep a scrape waiting for longer. {@link #close} stops
+ * the server and removes the meters (until then the server's dispatcher thread keeps the JVM alive,
+ * as any listening server does). Reachable from this machine only: put a proxy in front of it to
+ * scrape from elsewhere.
  */
 public final class PrometheusEndpoint implements AutoCloseable {
     /** What Prometheus' text exposition format 0.0.4 is served as. */
