@@ -16,13 +16,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A live, read-only web page for one running job: its graph with each edge coloured by how full its
@@ -51,14 +49,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  * second). It has no job control. It answers 404 to any other path (compared as sent, before any
  * decoding), 405 to any method but GET and HEAD, 403 to a {@code Host} that is not {@code
  * 127.0.0.1}, {@code localhost} or {@code [::1]} (a page elsewhere that rebinds its name to
- * 127.0.0.1 sends its own name) and to an {@code Origin} that is not such a name, 400 to a request
- * with a body, and 431 to headers above {@value #MAX_HEADER_BYTES} bytes.
+ * 127.0.0.1 sends its own name) or whose port is not a number from 1 to 65535, and to an {@code
+ * Origin} that is not such a name, 400 to a request with a body, and 431 to headers above {@value
+ * #MAX_HEADER_BYTES} bytes.
  *
- * <p>Requests are answered on two daemon threads of its own; {@link #close} stops it.
+ * <p>Requests are answered on four daemon threads of its own. Each request has 3 seconds from its
+ * first byte to the end of its answer: a client that opens a connection and stops sending (or stops
+ * reading) is cut off then, so stalled connections cannot keep the page waiting for longer. {@link
+ * #close} stops it.
  */
 public final class WeirDashboard implements AutoCloseable {
     /** Request headers larger than this, summed, are refused with 431. */
     public static final int MAX_HEADER_BYTES = 16 * 1024;
+
+    /** Threads answering requests. */
+    static final int THREADS = 4;
+
+    /** How long one request may take, from reading its first line to writing its last byte. */
+    static final Duration REQUEST_DEADLINE = Duration.ofSeconds(3);
 
     private static final String PREFIX = "/dev/weir/dashboard/";
 
@@ -75,17 +83,17 @@ public final class WeirDashboard implements AutoCloseable {
     private record Asset(String resource, String contentType) {}
 
     private final HttpServer server;
-    private final ExecutorService executor;
+    private final ExchangeThreads threads;
     private final DashboardState state;
     private final Map<String, byte[]> assets;
 
     private WeirDashboard(
             HttpServer server,
-            ExecutorService executor,
+            ExchangeThreads threads,
             DashboardState state,
             Map<String, byte[]> assets) {
         this.server = server;
-        this.executor = executor;
+        this.threads = threads;
         this.state = state;
         this.assets = assets;
     }
@@ -100,6 +108,7 @@ public final class WeirDashboard implements AutoCloseable {
      * @return the log now installed as the pipeline's listener
      */
     public static FailureLog recordFailures(Pipeline pipeline) {
+        Objects.requireNonNull(pipeline, "pipeline");
         JobListener current = pipeline.plan().settings().listener();
         if (current instanceof FailureLog log) {
             return log;
@@ -119,9 +128,13 @@ public final class WeirDashboard implements AutoCloseable {
      * @param port the port; 0 picks a free one ({@link #port()})
      * @return the running dashboard
      * @throws IOException if the port cannot be bound
+     * @throws IllegalArgumentException if the job's name is not the pipeline's (it was started from
+     *     another pipeline)
      */
     public static WeirDashboard start(JobHandle job, Pipeline pipeline, int port)
             throws IOException {
+        Objects.requireNonNull(job, "job");
+        Objects.requireNonNull(pipeline, "pipeline");
         PipelinePlan plan = pipeline.plan();
         FailureLog log = plan.settings().listener() instanceof FailureLog l ? l : (FailureLog) null;
         return start(job, plan, pipeline.guarantee(), log, port);
@@ -138,6 +151,8 @@ public final class WeirDashboard implements AutoCloseable {
      * @param port the port; 0 picks a free one
      * @return the running dashboard
      * @throws IOException if the port cannot be bound
+     * @throws IllegalArgumentException if the job's name is not the plan's (it was started from
+     *     another pipeline)
      */
     public static WeirDashboard start(
             JobHandle job,
@@ -149,6 +164,14 @@ public final class WeirDashboard implements AutoCloseable {
         Objects.requireNonNull(job, "job");
         Objects.requireNonNull(plan, "plan");
         Objects.requireNonNull(guarantee, "guarantee");
+        if (!job.name().equals(plan.name())) {
+            throw new IllegalArgumentException(
+                    "job '"
+                            + job.name()
+                            + "' was not started from pipeline '"
+                            + plan.name()
+                            + "': pass the pipeline (or plan) the job was started from");
+        }
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException(
                     "port must be 0 (any free port) to 65535, got " + port);
@@ -171,17 +194,9 @@ public final class WeirDashboard implements AutoCloseable {
                             + "); pass another port, or 0 for any free one",
                     e);
         }
-        AtomicInteger threads = new AtomicInteger();
-        ExecutorService executor =
-                Executors.newFixedThreadPool(
-                        2,
-                        r -> {
-                            Thread t = new Thread(r, "weir-dashboard-" + threads.incrementAndGet());
-                            t.setDaemon(true);
-                            return t;
-                        });
-        server.setExecutor(executor);
-        WeirDashboard dashboard = new WeirDashboard(server, executor, state, assets);
+        ExchangeThreads threads = new ExchangeThreads("weir-dashboard", THREADS, REQUEST_DEADLINE);
+        server.setExecutor(threads);
+        WeirDashboard dashboard = new WeirDashboard(server, threads, state, assets);
         server.createContext("/", dashboard::handle);
         server.start();
         return dashboard;
@@ -250,7 +265,10 @@ public final class WeirDashboard implements AutoCloseable {
                 || (length != null && !length.trim().equals("0"));
     }
 
-    /** True for {@code 127.0.0.1}, {@code localhost} or {@code [::1]}, with or without a port. */
+    /**
+     * True for {@code 127.0.0.1}, {@code localhost} or {@code [::1]}, without a port or with one
+     * from 1 to 65535.
+     */
     static boolean isLoopbackHost(String host) {
         if (host == null) {
             return false;
@@ -259,7 +277,11 @@ public final class WeirDashboard implements AutoCloseable {
         int colon = name.lastIndexOf(':');
         if (colon >= 0 && colon > name.lastIndexOf(']')) {
             String port = name.substring(colon + 1);
-            if (port.isEmpty() || !port.chars().allMatch(Character::isDigit)) {
+            if (port.isEmpty()
+                    || port.length() > 5
+                    || !port.chars().allMatch(c -> c >= '0' && c <= '9')
+                    || Integer.parseInt(port) < 1
+                    || Integer.parseInt(port) > 65_535) {
                 return false;
             }
             name = name.substring(0, colon);
@@ -323,6 +345,6 @@ public final class WeirDashboard implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
-        executor.shutdownNow();
+        threads.shutdownNow();
     }
 }

@@ -16,8 +16,11 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -205,6 +208,11 @@ class DashboardSecurityTest {
             assertThat(status(response)).as(host).isIn(400, 403);
             assertThat(response).as(host).doesNotContain("\"steps\"");
         }
+        for (String bad : new String[] {"abc", "99999", "0", "65536"}) {
+            String response = get("/api/state", "127.0.0.1:" + bad);
+            assertThat(status(response)).as(bad).isEqualTo(403);
+            assertThat(response).as(bad).doesNotContain("\"steps\"");
+        }
         assertThat(status(raw("GET / HTTP/1.1\r\nConnection: close\r\n\r\n")))
                 .as("no Host")
                 .isIn(400, 403);
@@ -281,7 +289,7 @@ class DashboardSecurityTest {
     @Test
     void aPortInUseIsRefusedWithTheFix() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Pipeline pipeline = Pipeline.create("p");
+            Pipeline pipeline = Pipeline.create("guarded");
             pipeline.source("s", Sources.sequence(1, 1)).sink("k", Sinks.counting());
             assertThatThrownBy(() -> WeirDashboard.start(job, pipeline, taken.getLocalPort()))
                     .isInstanceOf(IOException.class)
@@ -297,8 +305,101 @@ class DashboardSecurityTest {
         assertThat(WeirDashboard.isLoopbackHost("localhost:")).isFalse();
         assertThat(WeirDashboard.isLoopbackHost("localhost:8x")).isFalse();
         assertThat(WeirDashboard.isLoopbackHost("[::1]x")).isFalse();
+        assertThat(WeirDashboard.isLoopbackHost("localhost:65535")).isTrue();
+        assertThat(WeirDashboard.isLoopbackHost("localhost:1")).isTrue();
+        for (String port : new String[] {"0", "65536", "99999", "123456", "abc", "-1", "+80"}) {
+            assertThat(WeirDashboard.isLoopbackHost("127.0.0.1:" + port)).as(port).isFalse();
+        }
         assertThat(WeirDashboard.isLoopbackOrigin("http://localhost:8080")).isTrue();
         assertThat(WeirDashboard.isLoopbackOrigin("https://localhost:8080")).isFalse();
         assertThat(WeirDashboard.isLoopbackOrigin("http://localhost:8080/x")).isFalse();
+    }
+
+    /**
+     * Connections that send a request line and then nothing (each would hold a thread reading its
+     * headers), or headers announcing a body and then nothing, more of them than the dashboard has
+     * threads: the page still gets its answer, and the stalled connections are closed by the server
+     * once their deadline has passed.
+     */
+    @Test
+    void stalledRequestsDoNotStarveThePage() throws Exception {
+        List<Socket> stalled = new ArrayList<>();
+        try {
+            for (int i = 0; i < WeirDashboard.THREADS + 2; i++) {
+                Socket socket = new Socket(InetAddress.getLoopbackAddress(), dashboard.port());
+                socket.getOutputStream()
+                        .write(
+                                (i % 2 == 0
+                                                ? "GET /api/state HTTP/1.1\r\n"
+                                                : "POST /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                        + "Content-Length: 1000\r\n\r\n")
+                                        .getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                stalled.add(socket);
+            }
+            long start = System.nanoTime();
+            // Before the fix this waited as long as the stalled connections stayed open.
+            assertThat(status(get("/api/state"))).isEqualTo(200);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            // Each thread is freed within the deadline: two rounds of stalled requests at most.
+            assertThat(took)
+                    .isLessThan(WeirDashboard.REQUEST_DEADLINE.multipliedBy(2).plusSeconds(3));
+            for (int i = 0; i < stalled.size(); i++) {
+                Socket socket = stalled.get(i);
+                socket.setSoTimeout(30_000); // a read that times out fails the test
+                // The server hangs up (end of stream, or a reset): without an answer where the
+                // headers never ended; where a body never came, perhaps after refusing it.
+                byte[] got;
+                try {
+                    got = socket.getInputStream().readAllBytes();
+                } catch (java.net.SocketTimeoutException stillOpen) {
+                    throw new AssertionError(
+                            "stalled connection " + i + " is still open", stillOpen);
+                } catch (SocketException reset) {
+                    got = new byte[0];
+                }
+                if (i % 2 == 0) {
+                    assertThat(got).as("connection %d", i).isEmpty();
+                }
+            }
+        } finally {
+            for (Socket socket : stalled) {
+                socket.close();
+            }
+        }
+    }
+
+    @Test
+    void aJobIsRefusedWithAPipelineOfAnotherName() {
+        Pipeline other = Pipeline.create("other");
+        other.source("s", Sources.sequence(1, 1)).sink("k", Sinks.counting());
+        assertThatThrownBy(() -> WeirDashboard.start(job, other, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("job 'guarded'")
+                .hasMessageContaining("pipeline 'other'");
+        assertThatThrownBy(() -> WeirDashboard.start(job, other.plan(), other.guarantee(), null, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("job 'guarded'");
+    }
+
+    @Test
+    void nullArgumentsAreNamed() {
+        Pipeline pipeline = Pipeline.create("guarded");
+        pipeline.source("s", Sources.sequence(1, 1)).sink("k", Sinks.counting());
+        assertThatThrownBy(() -> WeirDashboard.start(null, pipeline, 0))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("job");
+        assertThatThrownBy(() -> WeirDashboard.start(job, (Pipeline) null, 0))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("pipeline");
+        assertThatThrownBy(() -> WeirDashboard.start(job, null, pipeline.guarantee(), null, 0))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("plan");
+        assertThatThrownBy(() -> WeirDashboard.start(job, pipeline.plan(), null, null, 0))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("guarantee");
+        assertThatThrownBy(() -> WeirDashboard.recordFailures(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("pipeline");
     }
 }

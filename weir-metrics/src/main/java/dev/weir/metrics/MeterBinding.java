@@ -3,6 +3,7 @@ package dev.weir.metrics;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The meters {@link WeirMetrics#bind} registered for one job; {@link #close} removes them from the
@@ -13,6 +14,7 @@ import java.util.List;
 public final class MeterBinding implements AutoCloseable {
     private final MeterRegistry registry;
     private final List<Meter> meters;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     MeterBinding(MeterRegistry registry, List<Meter> meters) {
         this.registry = registry;
@@ -28,9 +30,15 @@ public final class MeterBinding implements AutoCloseable {
         return meters;
     }
 
-    /** Removes the meters from the registry. Idempotent. */
+    /**
+     * Removes the meters from the registry. Idempotent: a second call removes nothing, not even the
+     * meters of a job of the same name bound since.
+     */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         for (Meter meter : meters) {
             registry.remove(meter);
         }

@@ -15,9 +15,11 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.search.Search;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
@@ -56,15 +58,45 @@ import java.util.function.ToDoubleFunction;
 public final class WeirMetrics {
     private WeirMetrics() {}
 
+    /** Held while a job's name is checked and its meters registered, so two binds cannot race. */
+    private static final Object BINDING = new Object();
+
     /**
      * Registers meters for {@code job} in {@code registry}.
+     *
+     * <p>A registry holds one job of a name at a time: meters are told apart by name and tags, and
+     * the job's name is the only tag all of them carry, so a second job of the same name would get
+     * the first one's meters back (and show its figures). Binding a job whose name is already bound
+     * to {@code registry} is therefore refused; close the first binding, or give the jobs different
+     * names ({@code Pipeline.create(name)}).
      *
      * @param job a started job
      * @param registry where to register; nothing is registered anywhere else
      * @return the meters, which {@link MeterBinding#close} removes again
+     * @throws IllegalStateException if a job of the same name is bound to {@code registry}
      */
     public static MeterBinding bind(JobHandle job, MeterRegistry registry) {
+        Objects.requireNonNull(job, "job");
+        Objects.requireNonNull(registry, "registry");
         JobMetrics metrics = job.metrics();
+        synchronized (BINDING) {
+            if (!Search.in(registry)
+                    .name(name -> name.startsWith("weir."))
+                    .tag("job", metrics.jobName())
+                    .meters()
+                    .isEmpty()) {
+                throw new IllegalStateException(
+                        "a job named '"
+                                + metrics.jobName()
+                                + "' is already bound to this registry (its meters would be"
+                                + " mistaken for this job's); close that job's MeterBinding first,"
+                                + " or give the jobs different names");
+            }
+            return register(metrics, registry);
+        }
+    }
+
+    private static MeterBinding register(JobMetrics metrics, MeterRegistry registry) {
         List<Meter> meters = new ArrayList<>();
         Tags jobTag = Tags.of("job", metrics.jobName());
         bindJob(metrics, jobTag, registry, meters);
@@ -157,6 +189,7 @@ public final class WeirMetrics {
      * @throws IOException if the port cannot be bound
      */
     public static PrometheusEndpoint prometheus(JobHandle job, int port) throws IOException {
+        Objects.requireNonNull(job, "job");
         return PrometheusEndpoint.start(job, port);
     }
 

@@ -1,5 +1,6 @@
 package dev.weir.metrics;
 
+import static dev.weir.metrics.PrometheusEndpoint.CONTENT_TYPE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -87,11 +88,20 @@ class PrometheusEndpointTest {
     }
 
     @Test
-    void everyMethodButGetIsRefusedWith405() throws Exception {
+    void headIsAnsweredLikeGetWithoutABody() throws Exception {
+        HttpResponse<String> response = send("HEAD", "/metrics");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue(CONTENT_TYPE);
+        assertThat(response.body()).isEmpty();
+        assertThat(send("HEAD", "/x").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void everyMethodButGetAndHeadIsRefusedWith405() throws Exception {
         for (String method : new String[] {"POST", "PUT", "DELETE", "PATCH", "OPTIONS"}) {
             HttpResponse<String> response = send(method, "/metrics");
             assertThat(response.statusCode()).as(method).isEqualTo(405);
-            assertThat(response.headers().firstValue("Allow")).as(method).hasValue("GET");
+            assertThat(response.headers().firstValue("Allow")).as(method).hasValue("GET, HEAD");
             assertThat(response.body()).doesNotContain("weir_");
         }
     }
@@ -126,9 +136,69 @@ class PrometheusEndpointTest {
         int port = endpoint.port();
         assertThat(statusWithHost("evil.example:" + port)).contains(" 403 ");
         assertThat(statusWithHost("127.0.0.1.evil.example")).contains(" 403 ");
+        for (String bad : new String[] {"abc", "99999", "0", "65536", "", "-1", "+80"}) {
+            assertThat(statusWithHost("127.0.0.1:" + bad)).as(bad).contains(" 403 ");
+        }
+        assertThat(statusWithHost("localhost:65535")).contains(" 200 ");
+        assertThat(statusWithHost("127.0.0.1")).contains(" 200 ");
         assertThat(statusWithHost("127.0.0.1:" + port)).contains(" 200 ");
         assertThat(statusWithHost("localhost:" + port)).contains(" 200 ");
         assertThat(statusWithHost("[::1]:" + port)).contains(" 200 ");
+    }
+
+    /**
+     * Connections that send a request line and then nothing (each would hold a thread reading its
+     * headers), or headers announcing a body and then nothing, more of them than the endpoint has
+     * threads: a scrape still gets its answer, and the stalled connections are closed by the server
+     * once their deadline has passed.
+     */
+    @Test
+    void stalledRequestsDoNotStarveAScrape() throws Exception {
+        java.util.List<Socket> stalled = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < PrometheusEndpoint.THREADS + 2; i++) {
+                Socket socket =
+                        new Socket(java.net.InetAddress.getLoopbackAddress(), endpoint.port());
+                socket.getOutputStream()
+                        .write(
+                                (i % 2 == 0
+                                                ? "GET /metrics HTTP/1.1\r\n"
+                                                : "POST /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                        + "Content-Length: 1000\r\n\r\n")
+                                        .getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                stalled.add(socket);
+            }
+            long start = System.nanoTime();
+            // Before the fix this waited as long as the stalled connections stayed open.
+            assertThat(statusWithHost("127.0.0.1:" + endpoint.port())).contains(" 200 ");
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            // Each thread is freed within the deadline: two rounds of stalled requests at most.
+            assertThat(took)
+                    .isLessThan(PrometheusEndpoint.REQUEST_DEADLINE.multipliedBy(2).plusSeconds(3));
+            for (int i = 0; i < stalled.size(); i++) {
+                Socket socket = stalled.get(i);
+                socket.setSoTimeout(30_000); // a read that times out fails the test
+                // The server hangs up (end of stream, or a reset): without an answer where the
+                // headers never ended; where a body never came, perhaps after refusing it.
+                byte[] got;
+                try {
+                    got = socket.getInputStream().readAllBytes();
+                } catch (java.net.SocketTimeoutException stillOpen) {
+                    throw new AssertionError(
+                            "stalled connection " + i + " is still open", stillOpen);
+                } catch (java.net.SocketException reset) {
+                    got = new byte[0];
+                }
+                if (i % 2 == 0) {
+                    assertThat(got).as("connection %d", i).isEmpty();
+                }
+            }
+        } finally {
+            for (Socket socket : stalled) {
+                socket.close();
+            }
+        }
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.weir.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.api.JobHandle;
 import dev.weir.api.JobResult;
@@ -136,5 +137,50 @@ class WeirMetricsTest {
         binding.close();
         assertThat(registry.getMeters()).isEmpty();
         assertThat(binding.meters()).extracting(Meter::getId).isNotEmpty();
+    }
+
+    @Test
+    void aSecondJobOfTheSameNameIsRefusedUntilTheFirstBindingIsClosed() throws Exception {
+        JobHandle first = boundedJob("twin");
+        first.await(Duration.ofMinutes(2));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MeterBinding firstBinding = WeirMetrics.bind(first, registry);
+
+        JobHandle second = boundedJob("twin");
+        second.await(Duration.ofMinutes(2));
+        assertThatThrownBy(() -> WeirMetrics.bind(second, registry))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'twin'")
+                .hasMessageContaining("close that job's MeterBinding first")
+                .hasMessageContaining("different names");
+        assertThat(registry.getMeters()).hasSameSizeAs(firstBinding.meters());
+
+        // A job of another name shares the registry.
+        JobHandle other = boundedJob("other");
+        other.await(Duration.ofMinutes(2));
+        MeterBinding otherBinding = WeirMetrics.bind(other, registry);
+
+        firstBinding.close();
+        MeterBinding secondBinding = WeirMetrics.bind(second, registry);
+        assertThat(registry.find("weir.job.restarts").tag("job", "twin").meters())
+                .containsExactly(secondBinding.meters().get(0));
+        firstBinding.close(); // again: must not remove the second job's meters
+        assertThat(registry.getMeters())
+                .hasSize(secondBinding.meters().size() + otherBinding.meters().size());
+    }
+
+    @Test
+    void nullArgumentsAreNamed() throws Exception {
+        JobHandle job = boundedJob("nulls");
+        job.await(Duration.ofMinutes(2));
+        assertThatThrownBy(() -> WeirMetrics.bind(null, new SimpleMeterRegistry()))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("job");
+        assertThatThrownBy(() -> WeirMetrics.bind(job, null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("registry");
+        assertThatThrownBy(() -> WeirMetrics.prometheus(null, 0))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("job");
     }
 }
