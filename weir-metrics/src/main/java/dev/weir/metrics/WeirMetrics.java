@@ -148,7 +148,8 @@ public final class WeirMetrics {
                             "step", source.step(), "subtask", Integer.toString(source.subtask()));
             meters.add(
                     gauge("weir.source.lag", source, WeirMetrics::lagOrNaN, tags)
-                            .description("Records behind the end of the input (NaN: unknown)")
+                            .description(
+                                    "Records (bytes for the files source) behind the end of the input (NaN: unknown)")
                             .register(registry));
         }
         for (SinkMetrics sink : metrics.sinks()) {
