@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The threads a loopback HTTP server answers on: a fixed number of daemon threads, and a deadline
- * for each exchange.
+ * The threads a loopback HTTP server answers on: up to a fixed number of daemon threads (started as
+ * exchanges arrive, ended after 30 s idle), and a deadline for each exchange.
  *
  * <p>The JDK server reads a request's line and headers on the thread that will answer it, with a
  * blocking read that has no timeout: a client that opens a connection and stops sending would hold
@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * channel closes when a thread blocked on it is interrupted) and frees the thread. Between requests
  * a kept-alive connection holds no thread: the server's selector watches it.
  *
- * <p>Exchanges arriving while every thread is busy wait in a queue; each busy thread is free again
- * within the deadline.
+ * <p>Each exchange gets a thread of its own while fewer than the limit are busy, so clients that
+ * stall hold only their own threads and never delay the others; only beyond the limit do exchanges
+ * wait in a queue, each busy thread being free again within the deadline.
  */
 final class ExchangeThreads implements Executor {
     private final ThreadPoolExecutor pool;
@@ -36,10 +37,13 @@ final class ExchangeThreads implements Executor {
                 new ThreadPoolExecutor(
                         threads,
                         threads,
-                        0,
+                        30,
                         TimeUnit.SECONDS,
                         new LinkedBlockingQueue<>(),
                         daemons(name));
+        // A thread per exchange up to the limit, so stalled clients do not delay others (each
+        // holds its own thread, for the deadline at most); idle ones end after 30 s.
+        this.pool.allowCoreThreadTimeOut(true);
         this.watchdog = new ScheduledThreadPoolExecutor(1, daemons(name + "-watchdog"));
         this.watchdog.setRemoveOnCancelPolicy(true);
     }

@@ -63,7 +63,7 @@ public final class WeirDashboard implements AutoCloseable {
     public static final int MAX_HEADER_BYTES = 16 * 1024;
 
     /** Threads answering requests. */
-    static final int THREADS = 4;
+    static final int THREADS = 64;
 
     /** How long one request may take, from reading its first line to writing its last byte. */
     static final Duration REQUEST_DEADLINE = Duration.ofSeconds(3);

@@ -36,7 +36,7 @@ public final class PrometheusEndpoint implements AutoCloseable {
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     /** Threads answering requests. */
-    static final int THREADS = 4;
+    static final int THREADS = 64;
 
     /** How long one request may take, from reading its first line to writing its last byte. */
     static final Duration REQUEST_DEADLINE = Duration.ofSeconds(3);
