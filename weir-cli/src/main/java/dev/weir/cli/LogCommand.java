@@ -224,7 +224,8 @@ public final class LogCommand implements Callable<Integer> {
             name = "tail",
             description =
                     "Prints the committed records of a partition from an offset (read-committed,"
-                            + " like Sources.log).")
+                            + " like Sources.log): a line per record, its offset, a tab and its"
+                            + " bytes exactly as stored (as 'log append' took them).")
     static final class Tail implements Callable<Integer> {
         @ParentCommand LogCommand parent;
 
@@ -301,7 +302,7 @@ public final class LogCommand implements Callable<Integer> {
                     int chunk = (int) Math.min(limit() - printed, 4096);
                     List<LogRecord> records = log.read(topic, partition, next, chunk);
                     for (LogRecord record : records) {
-                        parent.out.println(record.offset() + "\t" + text(record.payload()));
+                        printRecord(record.offset(), "", record.payload());
                         next = record.offset() + 1;
                     }
                     printed += records.size();
@@ -328,27 +329,41 @@ public final class LogCommand implements Callable<Integer> {
                 visible.add(record.offset());
             }
             for (LogEntry entry : log.readUncommitted(topic, partition, start, limit)) {
-                parent.out.println(entry.offset() + "\t" + describe(entry, visible));
+                switch (entry.kind()) {
+                    case DATA -> printRecord(entry.offset(), "", entry.payload());
+                    case TRANSACTION_DATA ->
+                            printRecord(
+                                    entry.offset(),
+                                    visible.contains(entry.offset())
+                                            ? ""
+                                            : "[uncommitted, transaction "
+                                                    + entry.transaction()
+                                                    + "]\t",
+                                    entry.payload());
+                    case BEGIN ->
+                            parent.out.println(
+                                    entry.offset()
+                                            + "\t[BEGIN transaction "
+                                            + entry.transaction()
+                                            + "]");
+                    case COMMIT ->
+                            parent.out.println(
+                                    entry.offset()
+                                            + "\t[COMMIT transaction "
+                                            + entry.transaction()
+                                            + "]");
+                }
             }
         }
 
-        private static String describe(LogEntry entry, Set<Long> committed) {
-            return switch (entry.kind()) {
-                case DATA -> text(entry.payload());
-                case TRANSACTION_DATA ->
-                        committed.contains(entry.offset())
-                                ? text(entry.payload())
-                                : "[uncommitted, transaction "
-                                        + entry.transaction()
-                                        + "]\t"
-                                        + text(entry.payload());
-                case BEGIN -> "[BEGIN transaction " + entry.transaction() + "]";
-                case COMMIT -> "[COMMIT transaction " + entry.transaction() + "]";
-            };
-        }
-
-        private static String text(byte[] payload) {
-            return new String(payload, StandardCharsets.UTF_8);
+        /**
+         * The offset, a tab, {@code marker}, then the record's bytes as stored, and a line feed.
+         */
+        private void printRecord(long offset, String marker, byte[] payload) {
+            byte[] head = (offset + "\t" + marker).getBytes(StandardCharsets.UTF_8);
+            parent.out.write(head, 0, head.length);
+            parent.out.write(payload, 0, payload.length);
+            parent.out.write('\n');
         }
     }
 

@@ -170,6 +170,11 @@ class LogCommandTest {
                             bytes("\r\rmid\r"),
                             bytes("last"));
         }
+        // tail prints each record's bytes as stored: the carriage returns inside come back.
+        assertThat(run("", "log", "--dir", d, "tail", "raw"))
+                .contains("1\ta\rb\n")
+                .contains("4\t\r\rmid\r\n")
+                .endsWith("5\tlast\n");
     }
 
     @Test

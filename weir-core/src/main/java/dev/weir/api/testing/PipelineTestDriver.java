@@ -86,6 +86,9 @@ public final class PipelineTestDriver implements AutoCloseable {
      */
     private Throwable unexpectedFailure;
 
+    /** True once a driver call threw {@link #unexpectedFailure}; under {@link #lock}. */
+    private boolean failureReported;
+
     /** True if processing time moved since the last checkpoint: the next one is taken twice. */
     private boolean processingTimeMoved;
 
@@ -144,6 +147,12 @@ public final class PipelineTestDriver implements AutoCloseable {
         synchronized (lock) {
             if (unexpectedFailure == null) {
                 unexpectedFailure = cause;
+                for (TestInput<?> input : inputs) {
+                    input.feed().jobFailed(cause);
+                }
+                for (TestOutput<?> output : outputs) {
+                    output.jobFailed(cause);
+                }
             }
             lock.notifyAll();
         }
@@ -339,7 +348,7 @@ public final class PipelineTestDriver implements AutoCloseable {
                         }
                     }
                 }
-                requireRunning("a checkpoint was aborted");
+                requireRunning("after a checkpoint was aborted");
                 continue;
             } catch (TimeoutException e) {
                 throw new IllegalStateException(
@@ -377,6 +386,7 @@ public final class PipelineTestDriver implements AutoCloseable {
      * @throws IllegalStateException as {@link #checkpoint()} does, which this calls first
      */
     public void advanceProcessingTime(Duration duration) {
+        requireOpen("advanceProcessingTime");
         if (duration.isNegative()) {
             throw new IllegalArgumentException("processing time does not go back: " + duration);
         }
@@ -441,6 +451,10 @@ public final class PipelineTestDriver implements AutoCloseable {
     /**
      * Cancels the job and waits until its threads have ended; what was committed stays readable.
      * Called by the test's thread, at the end; idempotent.
+     *
+     * @throws IllegalStateException if a step failed (not by {@link #injectFailure()}) and no call
+     *     of the driver, an input or an output has reported it yet: a test must not pass silently
+     *     over a crashed job
      */
     @Override
     public void close() {
@@ -463,6 +477,18 @@ public final class PipelineTestDriver implements AutoCloseable {
             throw new IllegalStateException("the job did not end within " + timeout, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        // A step failed and nothing told the test yet: it must not pass silently.
+        Throwable unreported;
+        synchronized (lock) {
+            boolean told =
+                    failureReported
+                            || inputs.stream().anyMatch(i -> i.feed().failureReported())
+                            || outputs.stream().anyMatch(TestOutput::failureReported);
+            unreported = told ? null : unexpectedFailure;
+        }
+        if (unreported != null) {
+            throw failed("at close", unreported);
         }
     }
 
@@ -540,9 +566,17 @@ public final class PipelineTestDriver implements AutoCloseable {
             failure = unexpectedFailure;
         }
         if (failure != null) {
-            throw new IllegalStateException(
-                    "the job failed " + when + ": " + rootMessage(failure), failure);
+            synchronized (lock) {
+                failureReported = true;
+            }
+            throw failed(when, failure);
         }
+    }
+
+    /** The exception a driver call throws for a step's failure the test did not inject. */
+    static IllegalStateException failed(String when, Throwable failure) {
+        return new IllegalStateException(
+                "the job failed (seen " + when + "): " + rootMessage(failure), failure);
     }
 
     private static String rootMessage(Throwable failure) {

@@ -201,6 +201,12 @@ public final class TestInput<T> {
         /** True once the driver closed: feeding more is a mistake in the test. */
         private boolean closed;
 
+        /** The failure of a step the test did not inject, set by the driver; under the lock. */
+        private Throwable jobFailure;
+
+        /** True once feeding threw {@link #jobFailure}; under the lock. */
+        private boolean failureReported;
+
         private final List<Entry<T>> entries = new ArrayList<>();
 
         /** The open reader, or null between runs of the job. */
@@ -222,6 +228,10 @@ public final class TestInput<T> {
             synchronized (lock) {
                 if (closed) {
                     throw new IllegalStateException("the driver of this input is closed");
+                }
+                if (jobFailure != null) {
+                    failureReported = true;
+                    throw PipelineTestDriver.failed("feeding", jobFailure);
                 }
                 entries.addAll(more);
                 lock.notifyAll();
@@ -252,6 +262,16 @@ public final class TestInput<T> {
         /** Under the lock. */
         void armFailure() {
             failNextPoll = true;
+        }
+
+        /** True if feeding threw the step's failure. Under the lock. */
+        boolean failureReported() {
+            return failureReported;
+        }
+
+        /** The driver saw a step fail: feeding now throws it. Under the lock. */
+        void jobFailed(Throwable failure) {
+            jobFailure = failure;
         }
 
         /** Refuses further records (the driver closed). */

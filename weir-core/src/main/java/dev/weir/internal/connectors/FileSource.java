@@ -233,6 +233,9 @@ public final class FileSource implements Source<String> {
          */
         @Override
         public long lag() {
+            if (!listedOnce) {
+                return -1; // the directory was not listed yet: unknown, not caught up
+            }
             long bytes = 0;
             if (channel != null) {
                 try {

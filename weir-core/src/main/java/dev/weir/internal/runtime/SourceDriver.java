@@ -222,11 +222,19 @@ final class SourceDriver {
         if (readers.isEmpty()) {
             return false;
         }
+        boolean progress = pollOnce(output, maxRecords);
+        // After the read, so the figure counts what this poll read.
         long now = context.nanoTime();
         if (nextLagNanos == Long.MIN_VALUE || now - nextLagNanos >= 0) {
             nextLagNanos = now + LAG_REFRESH_NANOS;
-            refreshLag();
+            if (!readers.isEmpty()) {
+                refreshLag();
+            }
         }
+        return progress;
+    }
+
+    private boolean pollOnce(Output output, int maxRecords) throws Exception {
         int tries = readers.size();
         for (int i = 0; i < tries; i++) {
             if (next >= readers.size()) {

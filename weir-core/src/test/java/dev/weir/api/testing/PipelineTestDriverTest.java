@@ -229,8 +229,43 @@ class PipelineTestDriverTest {
                     .hasMessageContaining("the job failed")
                     .hasMessageContaining("For input string: \"x\"")
                     .hasRootCauseInstanceOf(NumberFormatException.class);
-            assertThat(out.committed()).isEmpty();
+            assertThatThrownBy(out::committed)
+                    .as("reading the output of a crashed job says so")
+                    .hasRootCauseInstanceOf(NumberFormatException.class);
         }
+    }
+
+    @Test
+    void aFailedJobIsReportedByFeedingAndReadingAndAtCloseIfNothingElseSaidSo() throws Exception {
+        PipelineTestDriver driver = PipelineTestDriver.create("crashed", checkpoints);
+        TestInput<String> numbers = driver.input("numbers");
+        TestOutput<Integer> out = driver.output("out", numbers.stream().map(Integer::parseInt));
+        driver.start();
+        numbers.feed("x");
+        try {
+            driver.job().await(Duration.ofMinutes(1)); // gives up after its restarts
+        } catch (dev.weir.api.JobFailedException expected) {
+            // as it should
+        }
+        assertThatThrownBy(() -> numbers.feed("1"))
+                .hasMessageContaining("the job failed")
+                .hasRootCauseInstanceOf(NumberFormatException.class);
+        assertThatThrownBy(out::committed).hasRootCauseInstanceOf(NumberFormatException.class);
+        driver.close(); // reported already: close does not throw it again
+
+        PipelineTestDriver silent = PipelineTestDriver.create("silent", checkpoints.resolve("s"));
+        TestInput<String> more = silent.input("numbers");
+        silent.output("out", more.stream().map(Integer::parseInt));
+        silent.start();
+        more.feed("y");
+        try {
+            silent.job().await(Duration.ofMinutes(1));
+        } catch (dev.weir.api.JobFailedException expected) {
+            // the job gave up; the test below has not looked
+        }
+        assertThatThrownBy(silent::close)
+                .hasMessageContaining("at close")
+                .hasRootCauseInstanceOf(NumberFormatException.class);
     }
 
     @Test
