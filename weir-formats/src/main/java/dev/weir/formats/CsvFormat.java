@@ -140,11 +140,13 @@ public final class CsvFormat<T> implements RecordFormat<T> {
      * Writes null as {@code text} (default: an empty, unquoted field).
      *
      * <p>The text is written unquoted, so it cannot hold the separator, a double quote, {@code \r}
-     * or {@code \n}.
+     * or {@code \n}, and cannot look like a number or a boolean (also written unquoted). A string
+     * value equal to the null text reads back as null: choose a marker your strings never hold.
      *
      * @param text what a null component becomes, such as {@code \N}
      * @return a copy of this format writing null so
-     * @throws IllegalArgumentException if the text holds the separator, a quote or a line break
+     * @throws IllegalArgumentException if the text holds the separator, a quote or a line break, or
+     *     reads as a number or a boolean
      */
     public CsvFormat<T> withNullAs(String text) {
         Objects.requireNonNull(text, "text");
@@ -160,7 +162,31 @@ public final class CsvFormat<T> implements RecordFormat<T> {
                                 + " other fields");
             }
         }
+        if (looksLikeAValue(text)) {
+            throw new IllegalArgumentException(
+                    "CSV null text \""
+                            + text
+                            + "\" is refused: numbers and booleans are written unquoted too, so"
+                            + " it could not be told from a value; use empty text (the default) or"
+                            + " a marker such as \\N");
+        }
         return new CsvFormat<>(columns, header, separator, text);
+    }
+
+    /** True if {@code text} could be a number or a boolean as this format writes them. */
+    private static boolean looksLikeAValue(String text) {
+        if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+            return true;
+        }
+        if (text.equals("NaN") || text.endsWith("Infinity")) {
+            return true;
+        }
+        try {
+            new java.math.BigDecimal(text.strip());
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     private static String printable(char c) {

@@ -125,6 +125,16 @@ class CsvFormatProperties {
         assertThat(readBack(format, write(format, rows))).isEqualTo(rows);
     }
 
+    @Test
+    void aNullTextThatCouldBeANumberOrABooleanIsRefused() {
+        for (String text : List.of("1", "-2.5", "true", "FALSE", "NaN", "-Infinity", "1e3")) {
+            assertThatThrownBy(() -> CsvFormat.of(Row.class).withNullAs(text))
+                    .as(text)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("could not be told from a value");
+        }
+    }
+
     /** A record with a list column. */
     public record Tagged(String name, List<String> tags) {}
 
