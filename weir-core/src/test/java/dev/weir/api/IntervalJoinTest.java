@@ -104,6 +104,9 @@ class IntervalJoinTest {
             rights.feedAt(103, 103L);
             lefts.advanceWatermark(200);
             rights.advanceWatermark(200);
+            // The join has seen both watermarks once the checkpoint's barriers passed it (they
+            // follow the watermarks on each input); only then is the join's watermark 200.
+            driver.checkpoint();
             lefts.feedAt(150, 150L); // behind the join's watermark 200
             rights.feedAt(190, 190L);
             lefts.feedAt(300, 300L);

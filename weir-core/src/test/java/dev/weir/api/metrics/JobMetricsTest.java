@@ -228,7 +228,11 @@ class JobMetricsTest {
         pipeline.source("numbers", Sources.sequence(1, 5_000, 1, 0))
                 .map(
                         n -> {
-                            LockSupport.parkNanos(150_000); // each poll of 1,000 takes >= 150 ms
+                            // Each poll of 1,000 takes at least 150 ms (a park may end early).
+                            long until = System.nanoTime() + 150_000;
+                            while (System.nanoTime() < until) {
+                                Thread.onSpinWait();
+                            }
                             if (n == 3_500) {
                                 LAG_POINT_REACHED.countDown();
                                 LAG_POINT_RELEASE.await();
