@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * upserts them, with the checkpoint id, at the next barrier (so checkpoint n covers them), and at
  * the end of input. A replay rewrites the same keys; with deterministic values nothing changes.
  */
-public final class IdempotentSinkOperator implements StreamOperator {
+public final class IdempotentSinkOperator implements StreamOperator, CommitTimes.Timed {
     private static final Logger LOG = LoggerFactory.getLogger(IdempotentSinkOperator.class);
 
     private final IdempotentSink<Object, Object> sink;
@@ -22,9 +22,7 @@ public final class IdempotentSinkOperator implements StreamOperator {
     private IdempotentSink.UpsertWriter<Object> writer;
     private String name;
     private boolean checkpointing;
-    private long commits;
-    private long commitNanos;
-    private long lastCommitNanos;
+    private final CommitTimes commitTimes = new CommitTimes();
 
     public IdempotentSinkOperator(IdempotentSink<Object, Object> sink) {
         this.sink = sink;
@@ -71,33 +69,19 @@ public final class IdempotentSinkOperator implements StreamOperator {
 
     private void flush(long checkpointId) throws Exception {
         if (!pending.isEmpty()) {
-            long start = System.nanoTime();
-            writer.upsert(new ArrayList<>(pending.values()), checkpointId);
+            commitTimes.time(() -> writer.upsert(new ArrayList<>(pending.values()), checkpointId));
             pending.clear();
-            long took = System.nanoTime() - start;
-            lastCommitNanos = took;
-            commitNanos += took;
-            commits++;
         }
     }
 
     /**
-     * Upserts written so far. For this sink the upsert at the barrier is the commit (the records
-     * are visible once it returns), so metrics report it as one; barriers with nothing to write do
-     * not count. Read by the metrics thread: a figure may lag by one upsert.
+     * Upserts written so far and their times. For this sink the upsert at the barrier is the commit
+     * (the records are visible once it returns), so metrics report it as one; barriers with nothing
+     * to write do not count.
      */
-    public long commits() {
-        return commits;
-    }
-
-    /** Nanoseconds spent in all those upserts. */
-    public long commitNanos() {
-        return commitNanos;
-    }
-
-    /** Nanoseconds the newest upsert took, or 0 before the first. */
-    public long lastCommitNanos() {
-        return lastCommitNanos;
+    @Override
+    public CommitTimes commitTimes() {
+        return commitTimes;
     }
 
     /**

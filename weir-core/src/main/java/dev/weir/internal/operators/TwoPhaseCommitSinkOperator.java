@@ -20,7 +20,7 @@ import java.util.TreeMap;
  *
  * <p>Its operator state is every prepared, not yet committed committable with its checkpoint id.
  */
-public final class TwoPhaseCommitSinkOperator implements StreamOperator {
+public final class TwoPhaseCommitSinkOperator implements StreamOperator, CommitTimes.Timed {
     private final TwoPhaseCommitSink<Object, Object> sink;
     private final Codec<Object> codec;
     private final TreeMap<Long, Object> pending = new TreeMap<>();
@@ -31,9 +31,7 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator {
     private boolean checkpointing;
 
     // Metrics: written on the task's thread per commit, read racily by observers.
-    private long commits;
-    private long commitNanos;
-    private long lastCommitNanos;
+    private final CommitTimes commitTimes = new CommitTimes();
 
     public TwoPhaseCommitSinkOperator(TwoPhaseCommitSink<Object, Object> sink) {
         this.sink = sink;
@@ -132,27 +130,13 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator {
 
     /** Phase 2 for one committable, timed for metrics. */
     private void timedCommit(Object committable) throws Exception {
-        long start = System.nanoTime();
-        writer.commit(committable);
-        long took = System.nanoTime() - start;
-        commitNanos += took;
-        lastCommitNanos = took;
-        commits++;
+        commitTimes.time(() -> writer.commit(committable));
     }
 
-    /** Transactions committed in phase 2 (metrics; a racy read from any thread). */
-    public long commits() {
-        return commits;
-    }
-
-    /** Nanoseconds spent in those commits (metrics; a racy read). */
-    public long commitNanos() {
-        return commitNanos;
-    }
-
-    /** Nanoseconds the newest commit took, 0 before the first (metrics; a racy read). */
-    public long lastCommitNanos() {
-        return lastCommitNanos;
+    /** Transactions committed in phase 2 and their times (metrics). */
+    @Override
+    public CommitTimes commitTimes() {
+        return commitTimes;
     }
 
     @Override

@@ -17,6 +17,7 @@ import dev.weir.internal.graph.JobGraph.Vertex;
 import dev.weir.internal.graph.Node;
 import dev.weir.internal.graph.Node.OperatorNode;
 import dev.weir.internal.graph.Node.Partitioning;
+import dev.weir.internal.operators.CommitTimes;
 import dev.weir.internal.operators.IdempotentSinkOperator;
 import dev.weir.internal.operators.NullCheckingOutput;
 import dev.weir.internal.operators.OperatorContext;
@@ -399,20 +400,14 @@ public final class Execution {
                             subtask,
                             input,
                             sink ? input::records : out));
-            if (operator instanceof TwoPhaseCommitSinkOperator twoPhase && metrics != null) {
+            if (operator instanceof CommitTimes.Timed timed && metrics != null) {
+                CommitTimes times = timed.commitTimes();
                 metrics.bindSink(
                         node.node().name(),
                         subtask,
-                        twoPhase::commits,
-                        twoPhase::commitNanos,
-                        twoPhase::lastCommitNanos);
-            } else if (operator instanceof IdempotentSinkOperator upserts && metrics != null) {
-                metrics.bindSink(
-                        node.node().name(),
-                        subtask,
-                        upserts::commits,
-                        upserts::commitNanos,
-                        upserts::lastCommitNanos);
+                        times::commits,
+                        times::commitNanos,
+                        times::lastCommitNanos);
             }
             return input;
         }
