@@ -96,8 +96,13 @@ public final class IntervalJoin<K, L, R> {
             throw new IllegalArgumentException(
                     "interval join: lower bound " + lower + " is after upper bound " + upper);
         }
+        return with(lo, up, leftLate, rightLate);
+    }
+
+    private IntervalJoin<K, L, R> with(
+            long lower, long upper, OutputTag<L> lateLefts, OutputTag<R> lateRights) {
         return new IntervalJoin<>(
-                pipeline, left, leftKey, right, rightKey, lo, up, leftLate, rightLate);
+                pipeline, left, leftKey, right, rightKey, lower, upper, lateLefts, lateRights);
     }
 
     /**
@@ -109,16 +114,7 @@ public final class IntervalJoin<K, L, R> {
      * @return a join that does so; this one is unchanged
      */
     public IntervalJoin<K, L, R> sideOutputLeftLateData(OutputTag<L> tag) {
-        return new IntervalJoin<>(
-                pipeline,
-                left,
-                leftKey,
-                right,
-                rightKey,
-                lowerMillis,
-                upperMillis,
-                Objects.requireNonNull(tag, "tag"),
-                rightLate);
+        return with(lowerMillis, upperMillis, Objects.requireNonNull(tag, "tag"), rightLate);
     }
 
     /**
@@ -129,16 +125,7 @@ public final class IntervalJoin<K, L, R> {
      * @return a join that does so; this one is unchanged
      */
     public IntervalJoin<K, L, R> sideOutputRightLateData(OutputTag<R> tag) {
-        return new IntervalJoin<>(
-                pipeline,
-                left,
-                leftKey,
-                right,
-                rightKey,
-                lowerMillis,
-                upperMillis,
-                leftLate,
-                Objects.requireNonNull(tag, "tag"));
+        return with(lowerMillis, upperMillis, leftLate, Objects.requireNonNull(tag, "tag"));
     }
 
     /**
