@@ -80,14 +80,11 @@ public final class PipelineTestDriver implements AutoCloseable {
     private boolean closed;
 
     /**
-     * The first failure of the job that the test did not inject (a user function threw), or null:
-     * the next driver call throws it instead of letting the job restart over it again and again.
-     * Written by the job's threads (the listener), read under {@link #lock}.
+     * The first failure of the job that the test did not inject (a user function threw): the next
+     * call of the driver, an input or an output throws it instead of letting the job restart over
+     * it again and again. Noted by the job's threads (the listener), all under {@link #lock}.
      */
-    private Throwable unexpectedFailure;
-
-    /** True once a driver call threw {@link #unexpectedFailure}; under {@link #lock}. */
-    private boolean failureReported;
+    private final JobFailure failure = new JobFailure();
 
     /** True if processing time moved since the last checkpoint: the next one is taken twice. */
     private boolean processingTimeMoved;
@@ -145,15 +142,7 @@ public final class PipelineTestDriver implements AutoCloseable {
             }
         }
         synchronized (lock) {
-            if (unexpectedFailure == null) {
-                unexpectedFailure = cause;
-                for (TestInput<?> input : inputs) {
-                    input.feed().jobFailed(cause);
-                }
-                for (TestOutput<?> output : outputs) {
-                    output.jobFailed(cause);
-                }
-            }
+            failure.note(cause);
             lock.notifyAll();
         }
     }
@@ -231,7 +220,7 @@ public final class PipelineTestDriver implements AutoCloseable {
         if (bound < 0) {
             throw new IllegalArgumentException("maxOutOfOrderness must not be negative");
         }
-        TestInput.Feed<T> feed = new TestInput.Feed<>(lock);
+        TestInput.Feed<T> feed = new TestInput.Feed<>(lock, failure);
         WatermarkStrategy<TestInput.Entry<T>> watermarks =
                 WatermarkStrategy.<TestInput.Entry<T>>forGenerator(
                                 () -> new TestInput.FeedWatermarks<>(bound))
@@ -266,7 +255,7 @@ public final class PipelineTestDriver implements AutoCloseable {
      */
     public <T> TestOutput<T> output(String name, DataStream<T> stream) {
         requireNotStarted("output");
-        TestOutput<T> output = new TestOutput<>(name, lock);
+        TestOutput<T> output = new TestOutput<>(name, lock, failure);
         stream.sink(name, output.sink());
         if (pipeline.plan().steps().stream().noneMatch(step -> step.name().equals(name))) {
             throw new IllegalArgumentException(
@@ -335,7 +324,7 @@ public final class PipelineTestDriver implements AutoCloseable {
                 // step's own failure is then thrown) or for the restart, then take another.
                 long until = System.nanoTime() + ABORT_SETTLE.toNanos();
                 synchronized (lock) {
-                    while (unexpectedFailure == null
+                    while (!failure.happened()
                             && readersOpened() == readersBefore
                             && !job.isDone()
                             && System.nanoTime() < until) {
@@ -479,16 +468,10 @@ public final class PipelineTestDriver implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         // A step failed and nothing told the test yet: it must not pass silently.
-        Throwable unreported;
         synchronized (lock) {
-            boolean told =
-                    failureReported
-                            || inputs.stream().anyMatch(i -> i.feed().failureReported())
-                            || outputs.stream().anyMatch(TestOutput::failureReported);
-            unreported = told ? null : unexpectedFailure;
-        }
-        if (unreported != null) {
-            throw failed("at close", unreported);
+            if (failure.unreported()) {
+                failure.throwIfAny("at close");
+            }
         }
     }
 
@@ -561,34 +544,9 @@ public final class PipelineTestDriver implements AutoCloseable {
      * over the same record.
      */
     private void requireNoUnexpectedFailure(String when) {
-        Throwable failure;
         synchronized (lock) {
-            failure = unexpectedFailure;
+            failure.throwIfAny(when);
         }
-        if (failure != null) {
-            synchronized (lock) {
-                failureReported = true;
-            }
-            throw failed(when, failure);
-        }
-    }
-
-    /** The exception a driver call throws for a step's failure the test did not inject. */
-    static IllegalStateException failed(String when, Throwable failure) {
-        return new IllegalStateException(
-                "the job failed (seen " + when + "): " + rootMessage(failure), failure);
-    }
-
-    private static String rootMessage(Throwable failure) {
-        StringBuilder text = new StringBuilder(String.valueOf(failure.getMessage()));
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        if (root != failure) {
-            text.append(" (caused by ").append(root).append(')');
-        }
-        return text.toString();
     }
 
     /** The failure of a job that ended while the driver waited, with its root cause. */

@@ -201,11 +201,8 @@ public final class TestInput<T> {
         /** True once the driver closed: feeding more is a mistake in the test. */
         private boolean closed;
 
-        /** The failure of a step the test did not inject, set by the driver; under the lock. */
-        private Throwable jobFailure;
-
-        /** True once feeding threw {@link #jobFailure}; under the lock. */
-        private boolean failureReported;
+        /** A step's failure the test did not inject: feeding throws it. Under the lock. */
+        private final JobFailure jobFailure;
 
         private final List<Entry<T>> entries = new ArrayList<>();
 
@@ -220,8 +217,9 @@ public final class TestInput<T> {
          */
         private boolean failNextPoll;
 
-        Feed(Object lock) {
+        Feed(Object lock, JobFailure jobFailure) {
             this.lock = lock;
+            this.jobFailure = jobFailure;
         }
 
         void append(List<Entry<T>> more) {
@@ -229,10 +227,7 @@ public final class TestInput<T> {
                 if (closed) {
                     throw new IllegalStateException("the driver of this input is closed");
                 }
-                if (jobFailure != null) {
-                    failureReported = true;
-                    throw PipelineTestDriver.failed("feeding", jobFailure);
-                }
+                jobFailure.throwIfAny("feeding");
                 entries.addAll(more);
                 lock.notifyAll();
             }
@@ -262,16 +257,6 @@ public final class TestInput<T> {
         /** Under the lock. */
         void armFailure() {
             failNextPoll = true;
-        }
-
-        /** True if feeding threw the step's failure. Under the lock. */
-        boolean failureReported() {
-            return failureReported;
-        }
-
-        /** The driver saw a step fail: feeding now throws it. Under the lock. */
-        void jobFailed(Throwable failure) {
-            jobFailure = failure;
         }
 
         /** Refuses further records (the driver closed). */

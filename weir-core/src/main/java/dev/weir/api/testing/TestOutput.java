@@ -44,25 +44,13 @@ public final class TestOutput<T> {
 
     private int parallelism = -1;
 
-    /** The failure of a step the test did not inject, set by the driver; under the lock. */
-    private Throwable jobFailure;
+    /** A step's failure the test did not inject: reading the output throws it. Under the lock. */
+    private final JobFailure jobFailure;
 
-    /** True once {@link #committed()} threw {@link #jobFailure}; under the lock. */
-    private boolean failureReported;
-
-    TestOutput(String name, Object lock) {
+    TestOutput(String name, Object lock, JobFailure jobFailure) {
         this.name = name;
         this.lock = lock;
-    }
-
-    /** True if {@link #committed()} threw the step's failure. Under the lock. */
-    boolean failureReported() {
-        return failureReported;
-    }
-
-    /** The driver saw a step fail: reading the output now throws it. Under the lock. */
-    void jobFailed(Throwable failure) {
-        jobFailure = failure;
+        this.jobFailure = jobFailure;
     }
 
     /**
@@ -83,10 +71,7 @@ public final class TestOutput<T> {
      */
     public List<T> committed() {
         synchronized (lock) {
-            if (jobFailure != null) {
-                failureReported = true;
-                throw PipelineTestDriver.failed("reading output '" + name + "'", jobFailure);
-            }
+            jobFailure.throwIfAny("reading output '" + name + "'");
             return new ArrayList<>(committed);
         }
     }
