@@ -13,6 +13,9 @@ public interface KeyedInput {
      * <p>The loop lives here, with the operator, so that the record loop and the user's function
      * are compiled together (docs/design/009-hot-path.md): called through the task, a per-record
      * call was left out of line whenever the JIT compiled the operator before the task's loop.
+     *
+     * <p>Keeps no reference to {@code timestamps} after it returns: the task hands the column back
+     * to the producer, which refills it for a later batch.
      */
     void processBatch(Object[] pairs, long[] timestamps, RecordTime time);
 }

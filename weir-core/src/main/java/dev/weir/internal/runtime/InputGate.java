@@ -47,6 +47,11 @@ final class InputGate {
         return null;
     }
 
+    /** Hands a batch's timestamp column back to the channel of the last item polled. */
+    void recycleColumn(long[] column) {
+        channels[lastChannel].recycleColumn(column);
+    }
+
     /** The channel of the last item {@link #pollNext} returned. */
     int lastChannel() {
         return lastChannel;

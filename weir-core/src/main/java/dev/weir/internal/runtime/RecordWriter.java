@@ -101,7 +101,7 @@ public final class RecordWriter implements Output {
             batch = new Object[batchSize];
             batches[target] = batch;
             if (time != null) {
-                times[target] = new long[batchSize];
+                times[target] = channels[target].column(batchSize);
             }
         }
         int size = sizes[target];
@@ -144,7 +144,7 @@ public final class RecordWriter implements Output {
             pairs = new Object[2 * batchSize];
             batches[target] = pairs;
             if (time != null) {
-                times[target] = new long[batchSize];
+                times[target] = channels[target].column(batchSize);
             }
         }
         int size = sizes[target];
@@ -196,7 +196,7 @@ public final class RecordWriter implements Output {
             if (pairs == null) {
                 pairs = new Object[2 * batchSize];
                 batches[target] = pairs;
-                times[target] = new long[batchSize];
+                times[target] = channels[target].column(batchSize);
             }
             int size = sizes[target];
             times[target][size >> 1] = stamps[i];

@@ -21,6 +21,11 @@ public final class SpscChannel {
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
     private static final VarHandle BYTES;
+    private static final VarHandle SPARE_HEAD;
+    private static final VarHandle SPARE_TAIL;
+
+    /** Timestamp columns waiting to be reused at most (a power of two). */
+    private static final int SPARES = 16;
 
     static {
         try {
@@ -28,6 +33,8 @@ public final class SpscChannel {
             HEAD = lookup.findVarHandle(SpscChannel.class, "head", long.class);
             TAIL = lookup.findVarHandle(SpscChannel.class, "tail", long.class);
             BYTES = lookup.findVarHandle(SpscChannel.class, "bytesQueued", long.class);
+            SPARE_HEAD = lookup.findVarHandle(SpscChannel.class, "spareHead", long.class);
+            SPARE_TAIL = lookup.findVarHandle(SpscChannel.class, "spareTail", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -64,6 +71,24 @@ public final class SpscChannel {
 
     @SuppressWarnings("unused")
     private long p31, p32, p33, p34, p35, p36, p37;
+
+    /**
+     * Timestamp columns the consumer has read, handed back for the producer's next batches: the
+     * reverse direction of the same single-producer single-consumer pair. A column holds no
+     * references, so reusing it costs no GC barrier however old it gets (design 009).
+     */
+    private final long[][] spares = new long[SPARES][];
+
+    /** Advanced by the producer as it takes spare columns. */
+    @SuppressWarnings("unused")
+    private volatile long spareHead;
+
+    @SuppressWarnings("unused")
+    private long p41, p42, p43, p44, p45, p46, p47;
+
+    /** Advanced by the consumer as it returns columns. */
+    @SuppressWarnings("unused")
+    private volatile long spareTail;
 
     /** Creates a channel holding up to {@code capacityItems} (rounded up to a power of two). */
     public SpscChannel(String name, int capacityItems) {
@@ -175,6 +200,37 @@ public final class SpscChannel {
             BYTES.getAndAdd(this, -bytes);
         }
         return item;
+    }
+
+    /**
+     * Consumer only: hands back a batch's timestamp column once nothing reads it any more (dropped
+     * when enough are waiting already).
+     */
+    public void recycleColumn(long[] column) {
+        long t = (long) SPARE_TAIL.getOpaque(this);
+        if (t - (long) SPARE_HEAD.getAcquire(this) >= SPARES) {
+            return;
+        }
+        spares[(int) t & (SPARES - 1)] = column;
+        SPARE_TAIL.setRelease(this, t + 1);
+    }
+
+    /**
+     * Producer only: a timestamp column of {@code length} the consumer handed back, or a new one.
+     * Its old contents are garbage; the producer overwrites what it uses.
+     */
+    public long[] column(int length) {
+        long h = (long) SPARE_HEAD.getOpaque(this);
+        if (h < (long) SPARE_TAIL.getAcquire(this)) {
+            int index = (int) h & (SPARES - 1);
+            long[] column = spares[index];
+            spares[index] = null;
+            SPARE_HEAD.setRelease(this, h + 1);
+            if (column.length == length) {
+                return column;
+            }
+        }
+        return new long[length];
     }
 
     @Override

@@ -345,6 +345,9 @@ public final class Task {
             }
             keyedRecordsIn += batch.pairs().length >> 1;
             head.processBatch(batch.pairs(), batch.timestamps(), time);
+            if (batch.timestamps() != null) {
+                inputs.recycleColumn(batch.timestamps()); // processBatch keeps no reference
+            }
         } else if (item instanceof Object[] batch) {
             Output head = this.head;
             for (Object record : batch) {
@@ -359,6 +362,7 @@ public final class Task {
                 time.timestamp = timestamps[i];
                 head.collect(records[i]);
             }
+            inputs.recycleColumn(timestamps);
         } else if (item instanceof ControlEvent.Watermark mark) {
             long next = watermarks.onWatermark(inputs.lastChannel(), mark.timestamp());
             if (next == watermark && next != Long.MIN_VALUE) {

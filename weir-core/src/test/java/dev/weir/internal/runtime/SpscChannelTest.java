@@ -85,4 +85,61 @@ class SpscChannelTest {
                 .isGreaterThan(
                         SpscChannel.batchBytes(new Object[] {"a".repeat(500), "b".repeat(500)}));
     }
+
+    @Test
+    void timestampColumnsComeBackToTheProducerOnlyAtTheirLength() {
+        SpscChannel channel = new SpscChannel("c", 4);
+        long[] first = channel.column(8);
+        assertThat(first).hasSize(8);
+        channel.recycleColumn(first);
+        assertThat(channel.column(8)).isSameAs(first);
+        // Taken once: the next is new.
+        assertThat(channel.column(8)).isNotSameAs(first);
+        // A partial batch's shorter column is dropped, not handed out as a full one.
+        channel.recycleColumn(new long[3]);
+        assertThat(channel.column(8)).hasSize(8);
+        // At most 16 wait; more are dropped, and the 16 come back in order.
+        long[][] returned = new long[20][];
+        for (int i = 0; i < returned.length; i++) {
+            returned[i] = new long[8];
+            channel.recycleColumn(returned[i]);
+        }
+        for (int i = 0; i < 16; i++) {
+            assertThat(channel.column(8)).isSameAs(returned[i]);
+        }
+        long[] fresh = channel.column(8);
+        for (long[] column : returned) {
+            assertThat(fresh).isNotSameAs(column);
+        }
+    }
+
+    @Test
+    void aColumnRecycledOnOneThreadIsSeenWhole() throws Exception {
+        SpscChannel channel = new SpscChannel("c", 8);
+        int batches = 20_000;
+        Thread producer =
+                new Thread(
+                        () -> {
+                            for (int b = 0; b < batches; b++) {
+                                long[] column = channel.column(16);
+                                java.util.Arrays.fill(column, b);
+                                while (!channel.offer(column)) {
+                                    Thread.onSpinWait();
+                                }
+                            }
+                        });
+        producer.start();
+        for (int b = 0; b < batches; b++) {
+            Object item;
+            while ((item = channel.poll()) == null) {
+                Thread.onSpinWait();
+            }
+            long[] column = (long[]) item;
+            for (long value : column) {
+                assertThat(value).isEqualTo(b);
+            }
+            channel.recycleColumn(column);
+        }
+        producer.join();
+    }
 }
