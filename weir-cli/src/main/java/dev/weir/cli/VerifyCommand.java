@@ -87,7 +87,8 @@ public final class VerifyCommand implements Callable<Integer> {
             description =
                     "count (per-key count and sum of every record) or windows (per-key counts in"
                             + " event-time tumbling windows over out-of-order input, late records"
-                            + " aside; --sink file or log) (default ${DEFAULT-VALUE}).")
+                            + " aside, and in event-time session windows; --source log or"
+                            + " sequence, --sink file or log) (default ${DEFAULT-VALUE}).")
     String workload = "count";
 
     @Option(

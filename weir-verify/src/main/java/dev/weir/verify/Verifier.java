@@ -149,6 +149,16 @@ public final class Verifier {
                 throw new IllegalArgumentException(
                         "the windows workload writes through --sink file or log, not " + sink);
             }
+            if (workload.equals("windows")
+                    && !(source.equals("log") || source.equals("sequence"))) {
+                // Its sessions are deterministic only if each source subtask reads one split in
+                // record order (WindowWorkload): files reads a split's files one after another,
+                // and kafka reads several partitions in one subtask.
+                throw new IllegalArgumentException(
+                        "the windows workload reads --source log or sequence (a subtask per split,"
+                                + " in record order), not "
+                                + source);
+            }
             if (!SINKS.contains(sink)) {
                 throw new IllegalArgumentException(
                         "unknown sink '" + sink + "'; use file, log, postgres or kafka");
