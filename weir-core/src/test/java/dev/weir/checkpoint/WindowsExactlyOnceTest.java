@@ -183,9 +183,8 @@ class WindowsExactlyOnceTest {
                 first.stopWithSavepoint(dir.resolve("sp")).get(30, TimeUnit.SECONDS).path();
         first.await();
 
-        // 3 -> 2: window contents and timers move with their key groups; each new subtask starts
-        // from the smallest watermark of the old subtasks it takes over (see design 008 on
-        // scaling up, where added subtasks start without one).
+        // 3 -> 2: window contents and timers move with their key groups; each new subtask
+        // restores the watermark of the old ones (design 008).
         countJob("windows-rescale", 2, Sources.sequence(1, N, 4, 0), savepoint).run();
         checkCommittedOutput();
     }
@@ -208,11 +207,22 @@ class WindowsExactlyOnceTest {
 
     Pipeline sessionCounts(
             Source<Ev> source, Path savepoint, CollectSink<String> out, CollectSink<Ev> late) {
-        Pipeline pipeline =
-                Pipeline.create("restored-watermark")
-                        .checkpointing(
-                                CheckpointConfig.exactlyOnce(Duration.ZERO, dir.resolve("chk"))
-                                        .withResume("none"));
+        return sessionCounts(source, savepoint, out, late, 0);
+    }
+
+    /** As above, at {@code parallelism} (0: the default). */
+    Pipeline sessionCounts(
+            Source<Ev> source,
+            Path savepoint,
+            CollectSink<String> out,
+            CollectSink<Ev> late,
+            int parallelism) {
+        Pipeline pipeline = Pipeline.create("restored-watermark");
+        if (parallelism > 0) {
+            pipeline.parallelism(parallelism);
+        }
+        pipeline.checkpointing(
+                CheckpointConfig.exactlyOnce(Duration.ZERO, dir.resolve("chk")).withResume("none"));
         if (savepoint != null) {
             pipeline.fromSavepoint(savepoint);
         }
@@ -295,6 +305,59 @@ class WindowsExactlyOnceTest {
 
         assertThat(secondOut.results()).containsExactly("a,600,1");
         assertThat(secondLate.results()).containsExactly(new Ev("a", 50, Long.MIN_VALUE));
+    }
+
+    /**
+     * Invariant: scaling up does not forget the watermark either. Subtasks added by the rescale
+     * restore it like the others, so a record of one of their keys that was late before the
+     * savepoint is late after it, and no window that fired before is committed again.
+     */
+    @Test
+    void aWindowThatFiredBeforeASavepointDoesNotFireAgainAfterScalingUp() throws Exception {
+        Path logDir = dir.resolve("log");
+        Codec<Ev> codec = Codecs.record(Ev.class);
+        List<String> keys = List.of("a", "b", "c", "d", "e", "f", "g", "h");
+        List<Ev> early = new ArrayList<>();
+        for (String key : keys) {
+            early.add(new Ev(key, 10, Long.MIN_VALUE));
+            early.add(new Ev(key, 20, Long.MIN_VALUE));
+        }
+        early.add(new Ev("a", 600, 500)); // the watermark 500 fires [0, 100) of every key
+        append(logDir, codec, early.toArray(new Ev[0]));
+
+        CollectSink<String> firstOut = Sinks.collect();
+        JobHandle first =
+                sessionCounts(
+                                Sources.logUnbounded(logDir, "events", codec),
+                                null,
+                                firstOut,
+                                Sinks.collect(),
+                                1)
+                        .start();
+        while (firstOut.results().size() < keys.size()) {
+            if (first.isDone()) {
+                first.await();
+                throw new AssertionError("the job ended before window [0, 100) fired");
+            }
+            Thread.onSpinWait();
+        }
+        Path savepoint =
+                first.stopWithSavepoint(dir.resolve("sp")).get(30, TimeUnit.SECONDS).path();
+        first.await();
+        assertThat(firstOut.results())
+                .containsExactlyInAnyOrderElementsOf(
+                        keys.stream().map(key -> key + ",0,2").toList());
+
+        List<Ev> lateOnes = keys.stream().map(key -> new Ev(key, 50, Long.MIN_VALUE)).toList();
+        append(logDir, codec, lateOnes.toArray(new Ev[0])); // all behind the watermark 500
+        CollectSink<String> secondOut = Sinks.collect();
+        CollectSink<Ev> secondLate = Sinks.collect();
+        // 1 -> 3: two of the three window subtasks are new; the keys spread over all three.
+        sessionCounts(Sources.log(logDir, "events", codec), savepoint, secondOut, secondLate, 3)
+                .run();
+
+        assertThat(secondOut.results()).containsExactly("a,600,1");
+        assertThat(secondLate.results()).containsExactlyInAnyOrderElementsOf(lateOnes);
     }
 
     private static void append(Path logDir, Codec<Ev> codec, Ev... events) {

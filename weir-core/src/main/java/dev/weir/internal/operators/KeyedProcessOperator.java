@@ -204,8 +204,9 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     }
 
     /**
-     * Starts from the smallest watermark of the old subtasks assigned to this one, and as ended if
-     * every one of them had run its end of input (a restore of the final checkpoint).
+     * Starts from the smallest watermark of the old subtasks (it gets them all, whatever the
+     * parallelism; after a keyBy they hold the same one), and as ended if every one of them had run
+     * its end of input (a restore of the final checkpoint).
      */
     @Override
     public void restoreOperatorState(List<byte[]> states) {

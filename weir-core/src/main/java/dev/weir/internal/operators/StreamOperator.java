@@ -38,7 +38,8 @@ public interface StreamOperator {
 
     /**
      * Restores non-keyed state before {@link #open}: the states of the old subtasks assigned to
-     * this one (old subtask j goes to new subtask j mod parallelism). Not called on a fresh start.
+     * this one (old subtask j goes to new subtask j mod parallelism; an operator with keyed state
+     * gets the states of every old subtask). Not called on a fresh start.
      */
     default void restoreOperatorState(java.util.List<byte[]> states) throws Exception {}
 

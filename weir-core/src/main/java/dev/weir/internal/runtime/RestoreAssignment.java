@@ -162,7 +162,13 @@ final class RestoreAssignment {
                         copy = old.copy();
                     }
                 }
-                if (old.operatorState() != null && old.subtask() % parallelism == subtask) {
+                // A keyed operator's non-keyed state (its watermark, its end of input) is the
+                // same in every old subtask, which all saw the same inputs up to the aligned
+                // barrier: every new subtask gets all of it, so one added by scaling up does not
+                // start without. Other operators' states go from old j to new j mod parallelism.
+                boolean everyone = context.keyedState() != null;
+                if (old.operatorState() != null
+                        && (everyone || old.subtask() % parallelism == subtask)) {
                     operatorStates.add(old.operatorState());
                 }
             }
