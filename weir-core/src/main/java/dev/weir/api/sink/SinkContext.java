@@ -48,7 +48,8 @@ public interface SinkContext {
      * process started again, another parallelism, a fresh start with resume {@code "none"} — sees
      * the same id; a job on another checkpoint directory sees another, even with the same name (two
      * copies of one service, a test and a production deployment). A job continued from a savepoint
-     * on a new directory is a new instance.
+     * on a new directory is a new instance; a copy of a directory, {@code _instance-id} included,
+     * is the same one.
      *
      * <p>For sinks that name things in an external system after the job (transactional ids,
      * consumer groups, lock rows): recording this id next to them lets a writer tell its own
