@@ -37,11 +37,29 @@ public record JobInstance(String instanceId, String job, String directory, Strin
                         hostName()));
     }
 
+    /**
+     * This host's name, looked up once per JVM (a slow resolver costs one look-up, not one per
+     * writer).
+     */
     private static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
-            return "?";
+        return Host.NAME;
+    }
+
+    private static final class Host {
+        static final String NAME = lookUp();
+
+        private static String lookUp() {
+            for (String variable : new String[] {"HOSTNAME", "COMPUTERNAME"}) {
+                String name = System.getenv(variable);
+                if (name != null && !name.isBlank()) {
+                    return name.trim();
+                }
+            }
+            try {
+                return InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException e) {
+                return "?";
+            }
         }
     }
 
