@@ -1,5 +1,7 @@
 package dev.weir.cli;
 
+import dev.weir.api.checkpoint.CheckpointView;
+import dev.weir.kafka.JobInstance;
 import dev.weir.kafka.KafkaSink;
 import dev.weir.kafka.KafkaTransactions;
 import dev.weir.kafka.SinkTransactions;
@@ -137,14 +139,35 @@ public final class KafkaCommand implements Callable<Integer> {
                 } else {
                     print(
                             SinkTransactions.list(checkpoints, sink, sinkPrefix, cluster),
-                            sinkPrefix);
+                            sinkPrefix,
+                            ownerLine(cluster, sinkPrefix));
                 }
             }
             return 0;
         }
 
-        private void print(SinkTransactions.Listing listing, String sinkPrefix) {
+        /** Who claimed the prefix, and whether that is this directory's job; null if nobody. */
+        private String ownerLine(KafkaTransactions cluster, String sinkPrefix) {
+            JobInstance owner = cluster.owner(sinkPrefix).orElse(null);
+            if (owner == null) {
+                return null;
+            }
+            boolean ours =
+                    CheckpointView.instanceId(checkpoints)
+                            .map(owner.instanceId()::equals)
+                            .orElse(false);
+            return owner.describe()
+                    + (ours
+                            ? " (this directory's job)"
+                            : " (NOT this directory's job: the open transactions are that job's;"
+                                    + " --commit and --abort refuse)");
+        }
+
+        private void print(SinkTransactions.Listing listing, String sinkPrefix, String owner) {
             out.println("sink '" + sink + "', transactional id prefix " + sinkPrefix);
+            if (owner != null) {
+                out.println("prefix owned by " + owner);
+            }
             if (listing.checkpoint() == null) {
                 out.println("no complete checkpoint in " + checkpoints);
             } else {

@@ -87,7 +87,11 @@ class CheckpointStoreTest {
         try (Stream<Path> entries = Files.list(dir)) {
             assertThat(entries.map(p -> p.getFileName().toString()).sorted())
                     .containsExactly(
-                            ".lock", "chk-00000000003", "chk-00000000004", "chk-00000000005");
+                            ".lock",
+                            "_instance-id",
+                            "chk-00000000003",
+                            "chk-00000000004",
+                            "chk-00000000005");
         }
     }
 

@@ -57,6 +57,13 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
 
     private static final Duration ABORT_TIMEOUT = Duration.ofSeconds(5);
 
+    /**
+     * How often subtask 0 renews the claim on the prefix while the job runs, far below the brokers'
+     * {@code offsets.retention.minutes} (7 days by default), after which the claim of a group
+     * without members would expire.
+     */
+    static final long CLAIM_RENEWAL_MS = Duration.ofMinutes(10).toMillis();
+
     private final KafkaSink.Settings<T> settings;
     private final String sinkName;
     private final int subtask;
@@ -76,6 +83,15 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
             };
 
     private final ConsumerGroupMetadata progressGroup;
+
+    /** The job instance this writer runs in, or null if the runner gives it none. */
+    private final JobInstance instance;
+
+    /** The metadata of this writer's progress offsets: names {@link #instance}. */
+    private final String progressMetadata;
+
+    private boolean claimed;
+    private long claimedAtMillis;
     private int slots;
     private Transaction open;
     private int writesSinceAgeCheck;
@@ -97,6 +113,8 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
         this.subtask = context.subtaskIndex();
         this.restoredCheckpointId = context.restoredCheckpointId();
         this.prefix = settings.prefix(context);
+        this.instance = JobInstance.of(context).orElse(null);
+        this.progressMetadata = KafkaTransactions.progressMetadata(instance);
         this.cluster =
                 KafkaTransactions.connect(settings.bootstrapServers(), settings.properties());
         try {
@@ -104,6 +122,16 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
             SinkChecks.requireTimeoutWithinBrokerMax(
                     cluster, settings.transactionTimeoutMs(), sinkName);
             this.progressGroup = cluster.progressGroupMetadata(prefix, subtask);
+            if (instance != null) {
+                // Before any commit or abort: refuse a prefix another job instance claimed.
+                requireNotClaimedByAnother("is claimed by");
+            } else {
+                LOG.debug(
+                        "sink '{}': the job has no instance id (no checkpoint directory); prefix {}"
+                                + " is not claimed",
+                        sinkName,
+                        prefix);
+            }
         } catch (RuntimeException e) {
             cluster.close();
             throw e;
@@ -169,7 +197,8 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
         }
         KafkaProducer<byte[], byte[]> producer = open.slot().producer();
         producer.sendOffsetsToTransaction(
-                KafkaTransactions.progressOffsets(settings.topic(), checkpointId), progressGroup);
+                KafkaTransactions.progressOffsets(settings.topic(), checkpointId, progressMetadata),
+                progressGroup);
         producer.flush();
         failIfSendFailed();
         ProducerIdAndEpoch ids = TransactionResumer.current(producer);
@@ -194,6 +223,11 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
         if (transaction != null) {
             transaction.slot().producer().commitTransaction();
             idle.push(transaction.slot());
+            if (instance != null
+                    && subtask == 0
+                    && System.currentTimeMillis() - claimedAtMillis > CLAIM_RENEWAL_MS) {
+                renewClaim();
+            }
             return;
         }
         // Restored from a checkpoint: its producer is gone; resume it by id and epoch.
@@ -273,6 +307,10 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
         if (restoredCheckpointId >= 0) {
             refuseOutputNewerThanRestored(committed, owner, parallelism);
         }
+        if (instance != null) {
+            // Before aborting anything: the constructor found no other owner.
+            claimPrefix(false);
+        }
         for (TransactionListing listing : cluster.open(prefix)) {
             int j = KafkaTransactions.subtaskOf(prefix, listing.transactionalId());
             if (j % parallelism == owner && !restored.contains(listing.transactionalId())) {
@@ -316,7 +354,102 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
         }
     }
 
+    /**
+     * Claims the prefix for this job instance, or refuses if another instance claimed it: two jobs
+     * with the same job and sink names share the default prefix. Called once the restore's checks
+     * passed and before this writer aborts or fences anything (so a job that refuses to run leaves
+     * the claim alone); {@code checkFirst} false when the constructor just checked. Reads the claim
+     * back after writing it, so of two jobs that claim at once the one whose claim was overwritten
+     * refuses.
+     */
+    private void claimPrefix(boolean checkFirst) {
+        if (checkFirst) {
+            requireNotClaimedByAnother("is claimed by");
+        }
+        cluster.claim(prefix, settings.topic(), instance);
+        requireNotClaimedByAnother("was claimed at the same time by");
+        claimed = true;
+        claimedAtMillis = System.currentTimeMillis();
+    }
+
+    /** Renews the claim; a cluster error only delays it (the claim lasts days). */
+    private void renewClaim() {
+        try {
+            claimPrefix(true);
+        } catch (UnrecoverableException e) {
+            throw e; // another job claimed the prefix meanwhile
+        } catch (KafkaException e) {
+            LOG.warn("sink '{}': could not renew the claim on prefix {}: {}", sinkName, prefix, e);
+            claimedAtMillis = System.currentTimeMillis();
+        }
+    }
+
+    private void requireNotClaimedByAnother(String how) {
+        JobInstance owner = cluster.owner(prefix).orElse(null);
+        if (owner != null && !owner.instanceId().equals(instance.instanceId())) {
+            throw new UnrecoverableException(sharedPrefix(owner, how, true));
+        }
+    }
+
+    /** The refusal when {@code other}, another job instance, uses this sink's prefix. */
+    private String sharedPrefix(JobInstance other, String how, boolean byClaim) {
+        String group = KafkaTransactions.ownerGroup(prefix);
+        return "sink '"
+                + sinkName
+                + "' refuses to run: its transactional id prefix '"
+                + prefix
+                + "' on Kafka at "
+                + settings.bootstrapServers()
+                + " "
+                + how
+                + " another job: "
+                + other.describe()
+                + ". This job is "
+                + instance.describe()
+                + ". Jobs that share a prefix fence each other's producers, abort each other's"
+                + " pre-committed transactions (losing their output) and mix their progress"
+                + " groups; this job aborted and fenced none of the other's transactions. Jobs with the same"
+                + " job and sink names share the default prefix weir:<job>:<sink>. If both jobs"
+                + " are meant to run, give each sink a prefix of its own:"
+                + " KafkaSink.transactionalIdPrefix(\""
+                + prefix
+                + ":<deployment>\"), unique on the cluster. If this is the same job moved, start"
+                + " it on its checkpoint directory "
+                + other.directory()
+                + " (a job's identity is its checkpoint directory). "
+                + (byClaim
+                        ? "If the other job is gone for good and this one replaces it (for example"
+                                + " continues it from its savepoint on a new checkpoint"
+                                + " directory), release its claim and start again:"
+                                + " kafka-consumer-groups.sh --bootstrap-server "
+                                + settings.bootstrapServers()
+                                + " --delete --group '"
+                                + group
+                                + "'"
+                        : "If the other job is gone for good and its output is to stay, delete"
+                                + " the prefix's progress groups ('"
+                                + prefix
+                                + ":<subtask>', kafka-consumer-groups.sh --delete) knowing"
+                                + " that this job will write its own output again");
+    }
+
     private String refusal(int j, long id) {
+        JobInstance committer = cluster.progressCommitter(prefix, j).orElse(null);
+        if (instance != null
+                && committer != null
+                && !committer.instanceId().equals(instance.instanceId())) {
+            // Not a lost checkpoint of this job: another job wrote under this prefix.
+            return sharedPrefix(
+                    committer,
+                    "holds output of checkpoint "
+                            + id
+                            + " committed by subtask "
+                            + j
+                            + " (group '"
+                            + KafkaTransactions.progressGroup(prefix, j)
+                            + "') of",
+                    false);
+        }
         String restored =
                 restoredCheckpointId == 0
                         ? "this run asked to resume but found no complete checkpoint"
@@ -365,6 +498,9 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
                             + " pre-committed transactions waiting for their checkpoints to"
                             + " complete; checkpoints are failing (see the checkpoint failures"
                             + " logged before this)");
+        }
+        if (instance != null && !claimed) {
+            claimPrefix(false); // recoverOwned did not run; initTransactions fences earlier users
         }
         String transactionalId = KafkaTransactions.transactionalId(prefix, subtask, slots++);
         KafkaProducer<byte[], byte[]> producer =

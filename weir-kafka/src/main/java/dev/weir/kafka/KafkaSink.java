@@ -35,6 +35,24 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * {@code transactional.id}. Readers must use {@code read_committed}; they see a checkpoint's
  * records when it commits, so end-to-end latency is about the checkpoint interval.
  *
+ * <h2>One prefix, one job</h2>
+ *
+ * A job's identity is its checkpoint directory ({@link
+ * dev.weir.api.sink.SinkContext#jobInstanceId()}): every run on it — restarts, a process started
+ * again, another parallelism — is the same job and recovers its own transactions. When its writers
+ * start they claim the prefix for that job (consumer group {@code <prefix>:owner}, see {@link
+ * KafkaTransactions#owner}), before they abort or fence anything. A different job with the same job
+ * and sink names — two copies of a service, a test and a production deployment, each with its own
+ * checkpoint directory — would share the default prefix, fence the first job's producers and abort
+ * its pre-committed transactions: its writers refuse to start instead ({@link
+ * dev.weir.api.UnrecoverableException}), naming both jobs' directories, the prefix and the fixes:
+ * {@link #transactionalIdPrefix} with a prefix unique on the cluster, the first job's checkpoint
+ * directory if it is the same job, or releasing the claim ({@code kafka-consumer-groups.sh --delete
+ * --group '<prefix>:owner'}) if the first job is gone for good (for example when continuing it from
+ * a savepoint on a new checkpoint directory). Progress offsets also name the job instance that
+ * committed them, so output of another job is never taken for a lost checkpoint of this one.
+ * Without a checkpoint directory (checkpointing off, the Flink runner) nothing is claimed.
+ *
  * <p>Each transaction also commits its checkpoint id as the offset of a consumer group {@code
  * <prefix>:<subtask>} ({@link KafkaTransactions}): a restarted job that finds output committed for
  * a checkpoint newer than the one it restored refuses to run instead of writing it twice.
@@ -230,7 +248,11 @@ public final class KafkaSink<T> implements TwoPhaseCommitSink<T, KafkaCommittabl
     /**
      * The prefix of the sink's transactional ids and progress groups (default {@code
      * weir:<job>:<sink>}). Two jobs writing to one cluster must not share it: each would abort the
-     * other's transactions.
+     * other's transactions. The first job to run claims it for its checkpoint directory; a job on
+     * another checkpoint directory refuses to start with the same prefix (see the class comment).
+     * Set one when two deployments of a job (same job and sink names) write to one cluster, for
+     * example {@code weir:<job>:<sink>:<deployment>}; keep it for the life of the job's checkpoints
+     * (a run under another prefix leaves the old one's open transactions and progress behind).
      *
      * @param prefix the prefix, 1 to 200 characters
      * @return a copy with this prefix

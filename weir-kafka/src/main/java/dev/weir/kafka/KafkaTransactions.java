@@ -44,7 +44,16 @@ import org.slf4j.LoggerFactory;
  * <prefix>:<subtask>} — its <em>progress</em>: it becomes visible exactly when the transaction
  * commits, and reading it is not held up by other open transactions (a marker record in a topic
  * would be, behind the last stable offset). A subtask commits its transactions in checkpoint order,
- * so its progress is the newest checkpoint whose output it committed.
+ * so its progress is the newest checkpoint whose output it committed. The progress offset's
+ * metadata also names the {@link JobInstance} that committed it.
+ *
+ * <h2>Owner</h2>
+ *
+ * A prefix belongs to one job instance (one checkpoint directory): the consumer group {@code
+ * <prefix>:owner} holds its <em>claim</em>, an offset whose metadata names the instance, written
+ * (outside any transaction) by the writers when they start and renewed while the job runs. A writer
+ * of another instance refuses to start instead of fencing the owner's producers and aborting its
+ * pre-committed transactions ({@link #owner}). Deleting the group releases the prefix.
  *
  * <p>Blocking: every method waits for the cluster, each request at most {@link #REQUEST_TIMEOUT}.
  * Not thread-safe.
@@ -57,6 +66,9 @@ public final class KafkaTransactions implements AutoCloseable {
 
     /** Metadata of a progress offset, so a person browsing groups sees what it is. */
     static final String PROGRESS_METADATA = "weir sink progress: checkpoint id";
+
+    /** The suffix of the group holding the claim on a prefix. */
+    static final String OWNER_SUFFIX = ":owner";
 
     private final String bootstrapServers;
     private final Map<String, String> properties;
@@ -122,11 +134,103 @@ public final class KafkaTransactions implements AutoCloseable {
         return prefix + ":" + subtask;
     }
 
-    /** The offsets a transaction of {@code subtask} commits as its progress for {@code id}. */
+    /** The offsets a transaction commits as its progress for {@code checkpointId}. */
     static Map<TopicPartition, OffsetAndMetadata> progressOffsets(String topic, long checkpointId) {
-        return Map.of(
-                new TopicPartition(topic, 0),
-                new OffsetAndMetadata(checkpointId, PROGRESS_METADATA));
+        return progressOffsets(topic, checkpointId, PROGRESS_METADATA);
+    }
+
+    /** As above, with {@code metadata} from {@link #progressMetadata}. */
+    static Map<TopicPartition, OffsetAndMetadata> progressOffsets(
+            String topic, long checkpointId, String metadata) {
+        return Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(checkpointId, metadata));
+    }
+
+    /** The metadata of progress committed by {@code committer} (null: a job with no instance). */
+    static String progressMetadata(JobInstance committer) {
+        return committer == null ? PROGRESS_METADATA : committer.encode(PROGRESS_METADATA);
+    }
+
+    /**
+     * The consumer group holding the claim on {@code prefix}.
+     *
+     * @param prefix a sink's transactional id prefix
+     * @return {@code <prefix>:owner}
+     */
+    public static String ownerGroup(String prefix) {
+        return prefix + OWNER_SUFFIX;
+    }
+
+    /**
+     * The job instance that claimed {@code prefix}: the one whose writers own its transactional ids
+     * and progress groups.
+     *
+     * @param prefix a sink's transactional id prefix
+     * @return the owner, or empty if nobody claimed the prefix (no writer of a Weir version that
+     *     claims ran since its claim was deleted or expired)
+     * @throws KafkaException if the cluster cannot be reached
+     */
+    public java.util.Optional<JobInstance> owner(String prefix) {
+        for (OffsetAndMetadata offset : groupOffsets(ownerGroup(prefix)).values()) {
+            if (offset != null) {
+                java.util.Optional<JobInstance> owner = JobInstance.decode(offset.metadata());
+                if (owner.isPresent()) {
+                    return owner;
+                }
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * Writes {@code owner}'s claim on {@code prefix} (replacing any), as the offset of partition 0
+     * of {@code topic} in group {@code <prefix>:owner}; outside any transaction.
+     */
+    void claim(String prefix, String topic, JobInstance owner) {
+        String group = ownerGroup(prefix);
+        try {
+            admin.alterConsumerGroupOffsets(
+                            group,
+                            Map.of(
+                                    new TopicPartition(topic, 0),
+                                    new OffsetAndMetadata(0, owner.encodeClaim())))
+                    .all()
+                    .get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            throw failure("write the claim on prefix " + prefix + " (group " + group + ")", e);
+        }
+    }
+
+    /**
+     * The job instance that committed {@code subtask}'s progress, if its metadata names one.
+     *
+     * @param prefix the sink's transactional id prefix
+     * @param subtask the sink subtask
+     * @return the instance, or empty (no progress, or written before Weir recorded instances)
+     * @throws KafkaException if the cluster cannot be reached
+     */
+    public java.util.Optional<JobInstance> progressCommitter(String prefix, int subtask) {
+        for (OffsetAndMetadata offset : groupOffsets(progressGroup(prefix, subtask)).values()) {
+            if (offset != null) {
+                return JobInstance.decode(offset.metadata());
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** The committed offsets of {@code group}; empty if it does not exist. */
+    private Map<TopicPartition, OffsetAndMetadata> groupOffsets(String group) {
+        try {
+            return admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return Map.of();
+            }
+            throw failure("read the consumer group " + group, e);
+        } catch (Exception e) {
+            throw failure("read the consumer group " + group, e);
+        }
     }
 
     /**
@@ -158,21 +262,8 @@ public final class KafkaTransactions implements AutoCloseable {
      * @throws KafkaException if the cluster cannot be reached
      */
     public long committedCheckpoint(String prefix, int subtask) {
-        String group = progressGroup(prefix, subtask);
-        Map<TopicPartition, OffsetAndMetadata> offsets;
-        try {
-            offsets =
-                    admin.listConsumerGroupOffsets(group)
-                            .partitionsToOffsetAndMetadata()
-                            .get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof GroupIdNotFoundException) {
-                return -1;
-            }
-            throw failure("read the progress group " + group, e);
-        } catch (Exception e) {
-            throw failure("read the progress group " + group, e);
-        }
+        Map<TopicPartition, OffsetAndMetadata> offsets =
+                groupOffsets(progressGroup(prefix, subtask));
         long newest = -1;
         for (OffsetAndMetadata offset : offsets.values()) {
             if (offset != null) {

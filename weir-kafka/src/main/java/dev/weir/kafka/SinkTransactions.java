@@ -137,6 +137,37 @@ public final class SinkTransactions {
     }
 
     /**
+     * Refuses to act for {@code checkpoints} on {@code prefix} when another job instance claimed
+     * the prefix ({@link KafkaTransactions#owner}): the open transactions of the prefix are then
+     * that job's, and its checkpoint expects to commit them. Allowed when the prefix has no claim,
+     * or the directory has no instance id (written before Weir kept one).
+     *
+     * @param checkpoints the job's checkpoint directory
+     * @param prefix the sink's transactional id prefix
+     * @param cluster the sink's cluster
+     * @throws IllegalStateException if another job instance owns the prefix
+     * @throws org.apache.kafka.common.KafkaException if the cluster cannot be reached
+     */
+    public static void requireOwner(Path checkpoints, String prefix, KafkaTransactions cluster) {
+        Optional<String> mine = CheckpointView.instanceId(checkpoints);
+        Optional<JobInstance> owner = cluster.owner(prefix);
+        if (mine.isPresent() && owner.isPresent() && !owner.get().instanceId().equals(mine.get())) {
+            throw new IllegalStateException(
+                    "transactional id prefix '"
+                            + prefix
+                            + "' belongs to another job: "
+                            + owner.get().describe()
+                            + ", not to the job of checkpoint directory "
+                            + checkpoints
+                            + " (instance "
+                            + mine.get()
+                            + "); committing or aborting here would end that job's transactions."
+                            + " Give the other job's checkpoint directory, or the prefix this"
+                            + " job's sink set (--prefix)");
+        }
+    }
+
+    /**
      * Commits the checkpoint's pre-committed transactions that are not committed yet, then aborts
      * the other open transactions of the sink, as a restart of the job would; returns a line per
      * transaction.
@@ -147,10 +178,12 @@ public final class SinkTransactions {
      * @param cluster the sink's cluster
      * @return one line per transaction, saying what was done to it (LOST for one the broker aborted
      *     first)
+     * @throws IllegalStateException if another job instance owns the prefix ({@link #requireOwner})
      * @throws org.apache.kafka.common.KafkaException if the cluster cannot be reached
      */
     public static List<String> commit(
             Path checkpoints, String sink, String prefix, KafkaTransactions cluster) {
+        requireOwner(checkpoints, prefix, cluster);
         Listing listing = list(checkpoints, sink, prefix, cluster);
         List<String> lines = new ArrayList<>();
         for (Pending p : listing.pending()) {
@@ -184,10 +217,12 @@ public final class SinkTransactions {
      * @param prefix the sink's transactional id prefix
      * @param cluster the sink's cluster
      * @return one line per transaction, saying what was done to it
+     * @throws IllegalStateException if another job instance owns the prefix ({@link #requireOwner})
      * @throws org.apache.kafka.common.KafkaException if the cluster cannot be reached
      */
     public static List<String> abort(
             Path checkpoints, String sink, String prefix, KafkaTransactions cluster) {
+        requireOwner(checkpoints, prefix, cluster);
         Listing listing = list(checkpoints, sink, prefix, cluster);
         List<String> lines = new ArrayList<>();
         for (Pending p : listing.pending()) {

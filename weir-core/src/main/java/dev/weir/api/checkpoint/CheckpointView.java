@@ -56,6 +56,29 @@ public final class CheckpointView {
     }
 
     /**
+     * The job instance id kept in a checkpoint directory ({@link
+     * dev.weir.api.sink.SinkContext#jobInstanceId()}), for tools that act for a stopped job: a sink
+     * may record it next to what it leaves in an external system, and a tool can check that what it
+     * is about to change belongs to this directory's job.
+     *
+     * @param checkpointDirectory a job's checkpoint directory
+     * @return the id, or empty if the directory has none (no job with checkpoints ran on it yet, or
+     *     it was written before Weir kept one)
+     * @throws UncheckedIOException if the file exists but cannot be read
+     */
+    public static Optional<String> instanceId(Path checkpointDirectory) {
+        Path file = checkpointDirectory.resolve("_instance-id");
+        try {
+            String id = Files.readString(file, java.nio.charset.StandardCharsets.US_ASCII).trim();
+            return id.isEmpty() ? Optional.empty() : Optional.of(id);
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
      * The newest complete checkpoint (one with a manifest) in a job's checkpoint directory — the
      * one a run with resume {@code "latest"} would restore — or empty if there is none. Reads only:
      * takes no lock, so it also works beside a running job.

@@ -40,4 +40,40 @@ public interface SinkContext {
     default long restoredCheckpointId() {
         return -1;
     }
+
+    /**
+     * The identity of this job instance, as opposed to its {@link #jobName() name}: a random id
+     * created the first time a job used its checkpoint directory and kept in that directory (file
+     * {@code _instance-id}). Every run of the job on that directory — restarts after failures, a
+     * process started again, another parallelism, a fresh start with resume {@code "none"} — sees
+     * the same id; a job on another checkpoint directory sees another, even with the same name (two
+     * copies of one service, a test and a production deployment). A job continued from a savepoint
+     * on a new directory is a new instance; a copy of a directory, {@code _instance-id} included,
+     * is the same one.
+     *
+     * <p>For sinks that name things in an external system after the job (transactional ids,
+     * consumer groups, lock rows): recording this id next to them lets a writer tell its own
+     * leftovers from those of a different job with the same name, and refuse to touch the latter,
+     * which the name alone cannot. It is not secret and not meant as part of such names (it changes
+     * with the directory).
+     *
+     * <p>Available under the local runner whenever the job takes checkpoints; empty when the job
+     * has no checkpoint directory (checkpointing off) and from runners that keep no such directory
+     * (the Flink runner): a sink must then do without the check.
+     *
+     * @return the id, or "" when there is none (the default)
+     */
+    default String jobInstanceId() {
+        return "";
+    }
+
+    /**
+     * The job's checkpoint directory, where {@link #jobInstanceId()} is kept: for messages that
+     * tell people which job instance is which (directories are what they know jobs by).
+     *
+     * @return the absolute directory, or empty when {@link #jobInstanceId()} is "" (the default)
+     */
+    default java.util.Optional<java.nio.file.Path> checkpointDirectory() {
+        return java.util.Optional.empty();
+    }
 }

@@ -49,6 +49,12 @@ public interface CheckpointStorage extends AutoCloseable {
     /** The directory checkpoints are kept in. */
     Path directory();
 
+    /**
+     * The id of the job instance this storage belongs to: created once per checkpoint directory and
+     * kept in it (see {@link dev.weir.api.sink.SinkContext#jobInstanceId()}).
+     */
+    String instanceId();
+
     /** Releases the directory (its lock) for the next job. */
     @Override
     void close();

@@ -37,9 +37,13 @@ public final class CheckpointStore implements CheckpointStorage {
     private static final String PREFIX = "chk-";
     private static final String MAX_ABORTED = "_max-aborted-id";
 
+    /** The file holding the directory's job instance id (see {@link #instanceId()}). */
+    public static final String INSTANCE_ID = "_instance-id";
+
     private final Path directory;
     private final int retained;
     private final DirectoryLock lock;
+    private final String instanceId;
 
     /** Opens (creating if needed) and locks the checkpoint directory {@code directory}. */
     public CheckpointStore(Path directory, int retained) {
@@ -57,6 +61,58 @@ public final class CheckpointStore implements CheckpointStorage {
                     e);
         }
         this.lock = DirectoryLock.acquire(directory, "checkpoint directory");
+        try {
+            this.instanceId = readOrCreateInstanceId(directory);
+        } catch (RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The id of the job instance that owns {@code directory}: read from its {@code _instance-id},
+     * or, the first time a job uses the directory, a new random id written there durably. Taken
+     * under the directory's lock, so two jobs cannot both create it.
+     */
+    private static String readOrCreateInstanceId(Path directory) {
+        Path file = directory.resolve(INSTANCE_ID);
+        try {
+            if (Files.exists(file)) {
+                String id =
+                        Files.readString(file, java.nio.charset.StandardCharsets.US_ASCII).trim();
+                if (id.isEmpty() || !id.matches("[0-9a-fA-F-]{1,64}")) {
+                    throw new IllegalStateException(
+                            "checkpoint directory "
+                                    + directory
+                                    + " has a damaged "
+                                    + INSTANCE_ID
+                                    + " ('"
+                                    + id
+                                    + "'); it names the job instance that owns the directory"
+                                    + " (sinks use it to tell this job's transactions from another"
+                                    + " job's): restore it from a backup, or delete it to give the"
+                                    + " directory a new identity (a Kafka sink then refuses to"
+                                    + " take over the old one's transactional id prefix until"
+                                    + " told to)");
+                }
+                return id;
+            }
+            String id = java.util.UUID.randomUUID().toString();
+            DurableFiles.writeAtomically(
+                    file, (id + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return id;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read or create " + file + " (" + e + ")", e);
+        }
+    }
+
+    /**
+     * The job instance id kept in this directory: created once, the first time a job used it, and
+     * the same for every later run on it.
+     */
+    @Override
+    public String instanceId() {
+        return instanceId;
     }
 
     /** Releases the directory for the next job. */

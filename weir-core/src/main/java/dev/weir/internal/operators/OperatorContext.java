@@ -21,6 +21,9 @@ import dev.weir.api.state.KeyedStateBackend;
  * @param sideOutputs the outputs of this operator's side outputs, by tag id (only tags someone
  *     reads)
  * @param autoWatermarkMillis how often timestamp assigners emit periodic watermarks
+ * @param jobInstanceId the job instance id of the checkpoint directory, or "" without one (see
+ *     {@link dev.weir.api.sink.SinkContext#jobInstanceId()})
+ * @param checkpointDirectory the job's checkpoint directory, or null without one
  */
 public record OperatorContext(
         String jobName,
@@ -35,4 +38,6 @@ public record OperatorContext(
         RecordTime time,
         ProcessingTimeService timeService,
         java.util.Map<String, Output> sideOutputs,
-        long autoWatermarkMillis) {}
+        long autoWatermarkMillis,
+        String jobInstanceId,
+        java.nio.file.Path checkpointDirectory) {}

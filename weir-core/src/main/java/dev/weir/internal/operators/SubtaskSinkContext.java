@@ -10,20 +10,31 @@ import dev.weir.api.sink.SinkContext;
  * @param subtaskIndex the subtask's index
  * @param parallelism the sink's parallelism
  * @param restoredCheckpointId see {@link SinkContext#restoredCheckpointId()}
+ * @param jobInstanceId see {@link SinkContext#jobInstanceId()}
+ * @param directory the job's checkpoint directory, or null
  */
 record SubtaskSinkContext(
         String jobName,
         String sinkName,
         int subtaskIndex,
         int parallelism,
-        long restoredCheckpointId)
+        long restoredCheckpointId,
+        String jobInstanceId,
+        java.nio.file.Path directory)
         implements SinkContext {
+    @Override
+    public java.util.Optional<java.nio.file.Path> checkpointDirectory() {
+        return java.util.Optional.ofNullable(directory);
+    }
+
     static SubtaskSinkContext of(OperatorContext context) {
         return new SubtaskSinkContext(
                 context.jobName(),
                 context.operatorName(),
                 context.subtaskIndex(),
                 context.parallelism(),
-                context.restoredCheckpointId());
+                context.restoredCheckpointId(),
+                context.jobInstanceId() == null ? "" : context.jobInstanceId(),
+                context.checkpointDirectory());
     }
 }

@@ -387,7 +387,11 @@ public final class Execution {
                             time,
                             timeService,
                             java.util.Map.copyOf(sideOutputs),
-                            config.autoWatermarkMillis()));
+                            config.autoWatermarkMillis(),
+                            settings.store() == null ? "" : settings.store().instanceId(),
+                            settings.store() == null
+                                    ? null
+                                    : settings.store().directory().toAbsolutePath().normalize()));
             ChainedOutput input = new ChainedOutput(operator, output);
             boolean sink =
                     operator instanceof SinkOperator

@@ -1,0 +1,132 @@
+package dev.weir.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.api.JobHandle;
+import dev.weir.api.JobResult;
+import dev.weir.api.Pipeline;
+import dev.weir.api.RestartStrategy;
+import dev.weir.api.UnrecoverableException;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.checkpoint.CheckpointView;
+import dev.weir.api.source.Sources;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two different jobs with the same job and sink names (two copies of one service, each with its own
+ * checkpoint directory) share the Kafka sink's default prefix: the second must refuse before it
+ * touches the first's transactions, and say which jobs, which prefix and the fix.
+ */
+class KafkaSinkSharedPrefixTest {
+    private static final int N = 3_000;
+
+    @TempDir Path temp;
+
+    /** The job: numbers 1..N in 2 splits, rate-limited so that it is still running when wanted. */
+    private static Pipeline job(String name, Path checkpoints, String topic, int parallelism) {
+        Pipeline pipeline =
+                Pipeline.create(name)
+                        .parallelism(parallelism)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(Duration.ofMillis(50), checkpoints))
+                        .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ZERO));
+        pipeline.source("numbers", Sources.sequence(1, N, 2, 1_500))
+                .map(n -> Long.toString(n))
+                .sink("out", KafkaSink.to(TestKafka.bootstrap(), topic, KafkaSerializer.strings()));
+        return pipeline;
+    }
+
+    private static void assertEachNumberOnce(List<String> committed) {
+        assertThat(committed)
+                .as("the committed output: each of 1..%d once", N)
+                .doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(
+                        java.util.stream.LongStream.rangeClosed(1, N)
+                                .mapToObj(Long::toString)
+                                .toList());
+    }
+
+    @Test
+    void aSecondJobWithTheSameNamesOnAnotherCheckpointDirectoryRefusesAndTheFirstRunsOn()
+            throws Exception {
+        String topic = TestKafka.newTopic("twins", 2);
+        String name = "twins-" + topic; // unique on the shared broker
+        String prefix = KafkaSink.defaultPrefix(name, "out");
+        Path first = temp.resolve("first");
+        Path second = temp.resolve("second");
+        try (KafkaTransactions cluster =
+                KafkaTransactions.connect(TestKafka.bootstrap(), Map.of())) {
+            JobHandle running = job(name, first, topic, 2).start();
+            // Wait until the first job committed output: it then has transactions in flight.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (cluster.committedCheckpoints(prefix).isEmpty()) {
+                assertThat(running.isDone()).as("the first job still runs").isFalse();
+                assertThat(System.nanoTime()).as("first job committed").isLessThan(deadline);
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000);
+            }
+            String instance = CheckpointView.instanceId(first).orElseThrow();
+            assertThat(cluster.owner(prefix))
+                    .hasValueSatisfying(o -> assertThat(o.instanceId()).isEqualTo(instance));
+
+            JobHandle twin = job(name, second, topic, 2).start();
+            assertThatThrownBy(() -> twin.await(Duration.ofSeconds(60)))
+                    .hasRootCauseInstanceOf(UnrecoverableException.class)
+                    .rootCause()
+                    .hasMessageContaining("prefix '" + prefix + "'")
+                    .hasMessageContaining(first.toAbsolutePath().toString())
+                    .hasMessageContaining(second.toAbsolutePath().toString())
+                    .hasMessageContaining("KafkaSink.transactionalIdPrefix(")
+                    .hasMessageContaining("--delete --group '" + prefix + ":owner'");
+            assertThat(twin.restarts()).as("refused at once, not retried").isZero();
+            assertThat(running.isDone()).as("the twin ended while the first job ran").isFalse();
+            // weir kafka transactions, pointed at the twin's directory, ends none of them either.
+            assertThatThrownBy(() -> SinkTransactions.abort(second, "out", prefix, cluster))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("belongs to another job")
+                    .hasMessageContaining(first.toAbsolutePath().toString());
+
+            JobResult result = running.await(Duration.ofSeconds(120));
+            assertThat(result.restarts()).as("the twin fenced none of the first job's").isZero();
+            assertEachNumberOnce(TestKafka.readCommitted(topic));
+            assertThat(cluster.open(prefix)).isEmpty();
+            assertThat(cluster.owner(prefix))
+                    .hasValueSatisfying(o -> assertThat(o.instanceId()).isEqualTo(instance));
+
+            // The same job started again on its own directory, at another parallelism, is its
+            // owner: it restores its final checkpoint and writes nothing twice.
+            JobResult again = job(name, first, topic, 1).run();
+            assertThat(again.restarts()).isZero();
+            assertEachNumberOnce(TestKafka.readCommitted(topic));
+
+            // Without the claim (released by hand, or expired), the twin still does not take the
+            // first job's output for a lost checkpoint of its own: the refusal names the real
+            // cause.
+            try (Admin admin = TestKafka.admin(TestKafka.bootstrap())) {
+                admin.deleteConsumerGroups(List.of(KafkaTransactions.ownerGroup(prefix)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
+            }
+            assertThatThrownBy(() -> job(name, second, topic, 2).run())
+                    .hasRootCauseInstanceOf(UnrecoverableException.class)
+                    .rootCause()
+                    .hasMessageContaining("prefix '" + prefix + "'")
+                    .hasMessageContaining("holds output of checkpoint")
+                    .hasMessageContaining(first.toAbsolutePath().toString())
+                    .hasMessageContaining("KafkaSink.transactionalIdPrefix(");
+            assertThat(cluster.owner(prefix)).as("a job that refuses claims nothing").isEmpty();
+            // So the first job, started again, is not locked out by its twin's attempt.
+            assertThat(job(name, first, topic, 2).run().restarts()).isZero();
+            assertThat(cluster.owner(prefix))
+                    .hasValueSatisfying(o -> assertThat(o.instanceId()).isEqualTo(instance));
+            assertEachNumberOnce(TestKafka.readCommitted(topic));
+        }
+    }
+}
