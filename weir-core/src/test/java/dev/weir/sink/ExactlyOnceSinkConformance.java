@@ -96,7 +96,7 @@ public abstract class ExactlyOnceSinkConformance {
         "sink.after-precommit, 3",
         "sink.checkpoint-complete-before-commit, 3",
         "sink.after-commit, 2",
-        "barrier.aligned, 4",
+        "barrier.aligned, 2",
         "source.after-poll, 30"
     })
     void aFailureAtAnyPointLeavesTheCommittedOutputExactlyOnce(String point, long hit)
