@@ -387,6 +387,16 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
     private void requireNotClaimedByAnother(String how) {
         JobInstance owner = cluster.owner(prefix).orElse(null);
         if (owner != null && !owner.instanceId().equals(instance.instanceId())) {
+            if (owner.isGoneFrom(instance.host())) {
+                // Its directory was deleted (or started over): that job can never run again.
+                LOG.warn(
+                        "sink '{}': takes over transactional id prefix {} from {}, whose checkpoint"
+                                + " directory no longer holds it",
+                        sinkName,
+                        prefix,
+                        owner.describe());
+                return;
+            }
             throw new UnrecoverableException(sharedPrefix(owner, how, true));
         }
     }

@@ -111,6 +111,32 @@ public record JobInstance(String instanceId, String job, String directory, Strin
     }
 
     /**
+     * True if this instance, as a claim recorded it, is provably gone: it ran on {@code thisHost}
+     * and its checkpoint directory there no longer exists or now belongs to another instance
+     * (deleted, or deleted and started over). A job that lost its directory cannot restart, so its
+     * claim protects nothing. False when in doubt (another host, a cut or unreadable path).
+     *
+     * @param thisHost the host name of the job asking
+     * @return true if the claim may be taken over
+     */
+    boolean isGoneFrom(String thisHost) {
+        if (host.equals("?") || !host.equals(thisHost) || directory.endsWith("...")) {
+            return false;
+        }
+        try {
+            java.nio.file.Path dir = java.nio.file.Path.of(directory);
+            if (!dir.isAbsolute()) {
+                return false;
+            }
+            return !dev.weir.api.checkpoint.CheckpointView.instanceId(dir)
+                    .map(instanceId::equals)
+                    .orElse(false);
+        } catch (RuntimeException e) {
+            return false; // an invalid or unreadable path: keep the claim
+        }
+    }
+
+    /**
      * For people.
      *
      * @return job name, checkpoint directory, host and instance id in one phrase

@@ -32,11 +32,17 @@ class KafkaSinkSharedPrefixTest {
 
     /** The job: numbers 1..N in 2 splits, rate-limited so that it is still running when wanted. */
     private static Pipeline job(String name, Path checkpoints, String topic, int parallelism) {
+        return job(name, checkpoints, topic, parallelism, "latest");
+    }
+
+    private static Pipeline job(
+            String name, Path checkpoints, String topic, int parallelism, String resume) {
         Pipeline pipeline =
                 Pipeline.create(name)
                         .parallelism(parallelism)
                         .checkpointing(
-                                CheckpointConfig.exactlyOnce(Duration.ofMillis(50), checkpoints))
+                                CheckpointConfig.exactlyOnce(Duration.ofMillis(50), checkpoints)
+                                        .withResume(resume))
                         .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ZERO));
         pipeline.source("numbers", Sources.sequence(1, N, 2, 1_500))
                 .map(n -> Long.toString(n))
@@ -127,6 +133,43 @@ class KafkaSinkSharedPrefixTest {
             assertThat(cluster.owner(prefix))
                     .hasValueSatisfying(o -> assertThat(o.instanceId()).isEqualTo(instance));
             assertEachNumberOnce(TestKafka.readCommitted(topic));
+        }
+    }
+
+    @Test
+    void aJobStartedOverAfterItsCheckpointDirectoryWasDeletedTakesOverItsOwnClaim()
+            throws Exception {
+        String topic = TestKafka.newTopic("started-over", 2);
+        String name = "started-over-" + topic;
+        String prefix = KafkaSink.defaultPrefix(name, "out");
+        Path checkpoints = temp.resolve("chk");
+        try (KafkaTransactions cluster =
+                KafkaTransactions.connect(TestKafka.bootstrap(), Map.of())) {
+            assertThat(job(name, checkpoints, topic, 2).run().restarts()).isZero();
+            String old = CheckpointView.instanceId(checkpoints).orElseThrow();
+
+            // The user deletes the directory to start over, fresh by request (the old output
+            // stays theirs).
+            deleteTree(checkpoints);
+            JobResult again = job(name, checkpoints, topic, 2, "none").run();
+            assertThat(again.restarts()).isZero();
+            String fresh = CheckpointView.instanceId(checkpoints).orElseThrow();
+            assertThat(fresh).isNotEqualTo(old);
+            assertThat(cluster.owner(prefix))
+                    .hasValueSatisfying(o -> assertThat(o.instanceId()).isEqualTo(fresh));
+            assertThat(cluster.open(prefix)).isEmpty();
+            // Written twice, once per start, as asked: no loss and nothing half-committed.
+            List<String> committed = TestKafka.readCommitted(topic);
+            assertThat(committed).hasSize(2 * N);
+            assertThat(new java.util.HashSet<>(committed)).hasSize(N);
+        }
+    }
+
+    private static void deleteTree(Path root) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(root)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.delete(path);
+            }
         }
     }
 }
