@@ -39,6 +39,20 @@ import org.slf4j.LoggerFactory;
  * newer checkpoint completed and was lost, and replaying from the older one would write that output
  * twice (see {@link TransactionalWriter#recoverOwned}).
  *
+ * <p>A job with a checkpoint directory ({@link SinkContext#jobInstanceId()} not empty) claims the
+ * prefix with a row of the progress table ({@code subtask = -1}, the owner's instance id, job name,
+ * host and checkpoint directory in {@code transaction_prefix}), under an advisory lock so that of
+ * two jobs starting at once one wins. A writer whose prefix another job instance claimed refuses to
+ * run with {@link UnrecoverableException} when it starts, before it commits, rolls back or reads
+ * anything of the prefix: two different jobs with the same job and sink names (two copies of a
+ * service, each with its own checkpoint directory) share the default prefix and would roll back or
+ * commit each other's prepared transactions. The message names both jobs and the fixes: a prefix
+ * per deployment with {@link #transactionIdPrefix}, the first job's checkpoint directory if it is
+ * the same job, or the {@code DELETE} that releases the claim of a job gone for good. A claim whose
+ * owner ran on this host and whose checkpoint directory no longer holds its instance id (deleted,
+ * or deleted and started over) is taken over with a warning. The same job restarted on its
+ * directory keeps its claim; a job without checkpoint directory claims nothing.
+ *
  * <p>A lost connection while connecting, committing or rolling back is retried with backoff (a
  * retried {@code COMMIT PREPARED} whose first reply was lost finds the transaction gone and counts
  * as done). A connection lost in the middle of a transaction fails the task: the open transaction
@@ -50,6 +64,12 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(PostgresTwoPhaseCommitSink.class);
     private static final int MAX_GID = 200;
+
+    /**
+     * Advisory lock class ("weir" in ASCII) of prefix claims; the prefix's hash is the object. In
+     * the two-key space, apart from {@link ProgressTable}'s single-key lock.
+     */
+    private static final int CLAIM_LOCK = 0x77656972;
 
     /** How to reach the database. */
     private final PostgresConnectionConfig config;
@@ -110,7 +130,10 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
 
     /**
      * The prefix of this sink's transaction ids; default {@code weir:<job>:<sink>}. Two jobs
-     * writing to one database must not share it: each would roll back the other's transactions.
+     * writing to one database must not share it: each would roll back the other's transactions. A
+     * job that finds its prefix claimed by another job (for example another copy of the same
+     * service, on its own checkpoint directory) refuses to start; give each copy a prefix of its
+     * own, such as {@code weir:<job>:<sink>:<deployment>}.
      *
      * @param prefix the prefix, 1 to 176 characters
      * @return a copy with this prefix
@@ -130,7 +153,9 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
      * TABLE weir_2pc_progress (transaction_prefix text NOT NULL, subtask int NOT NULL,
      * checkpoint_id bigint NOT NULL, PRIMARY KEY (transaction_prefix, subtask, checkpoint_id))},
      * with SELECT, INSERT and DELETE granted to the sink's user. It must live in the sink table's
-     * database: the row commits with the output.
+     * database: the row commits with the output. It also holds the claim on the transaction id
+     * prefix (a row with {@code subtask = -1}), so every job using a prefix must use the same
+     * progress table.
      *
      * @param name a plain table name or {@code schema.name}
      * @return a copy using this progress table
@@ -244,7 +269,9 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
         private final long restoredCheckpointId;
         private final String progressTable;
         private final String applicationName;
+        private final PrefixOwner instance;
         private final Connection data;
+        private boolean claimed;
         private final PreparedStatement insert;
         private final PreparedStatement progress;
         private Connection control;
@@ -262,6 +289,7 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
             this.restoredCheckpointId = context.restoredCheckpointId();
             this.progressTable = sink.progressTable;
             this.applicationName = prefix + ":" + subtask;
+            this.instance = PrefixOwner.of(context).orElse(null);
             Connection connection = config.open(applicationName);
             try {
                 checkPreparedTransactionsEnabled(connection);
@@ -274,6 +302,17 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                         List.of("SELECT", "INSERT", "DELETE"),
                         "the two-phase-commit sink");
                 connection.setAutoCommit(false);
+                if (instance != null) {
+                    // Before any commit, rollback or progress row: refuse a prefix another job
+                    // instance claimed. The claim itself waits for recoverOwned's checks.
+                    claimPrefix(connection, false);
+                } else {
+                    LOG.debug(
+                            "sink '{}': the job has no instance id (no checkpoint directory);"
+                                    + " prefix {} is not claimed",
+                            sinkName,
+                            prefix);
+                }
                 this.insert = connection.prepareStatement(table.insertSql());
                 // DO NOTHING: a row left by an earlier run that reused the id says the same.
                 this.progress =
@@ -287,6 +326,155 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                 throw e;
             }
             this.data = connection;
+        }
+
+        /**
+         * Refuses if another job instance claimed the prefix (two jobs with the same job and sink
+         * names share the default prefix); then, if {@code write}, claims it for this one. One
+         * transaction under an advisory lock on the prefix, so of two jobs that claim at once one
+         * wins and the other refuses. The claim is a row of the progress table (see the class
+         * javadoc). Leaves {@code connection}'s autocommit mode as it found it.
+         */
+        private void claimPrefix(Connection connection, boolean write) throws SQLException {
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
+            try {
+                try (PreparedStatement lock =
+                        connection.prepareStatement(
+                                "SELECT pg_advisory_xact_lock(" + CLAIM_LOCK + ", hashtext(?))")) {
+                    lock.setString(1, prefix);
+                    lock.executeQuery().close();
+                }
+                List<String> rows = new ArrayList<>();
+                try (PreparedStatement select =
+                        connection.prepareStatement(
+                                "SELECT transaction_prefix FROM "
+                                        + progressTable
+                                        + " WHERE subtask = ? AND starts_with(transaction_prefix,"
+                                        + " ?)")) {
+                    select.setInt(1, PrefixOwner.CLAIM_SUBTASK);
+                    select.setString(2, PrefixOwner.rowStart(prefix));
+                    try (ResultSet rs = select.executeQuery()) {
+                        while (rs.next()) {
+                            rows.add(rs.getString(1));
+                        }
+                    }
+                }
+                String mine = instance.encode(prefix);
+                for (String row : rows) {
+                    PrefixOwner owner = PrefixOwner.decode(prefix, row).orElse(null);
+                    if (owner == null || owner.instanceId().equals(instance.instanceId())) {
+                        continue;
+                    }
+                    if (!owner.isGoneFrom(instance.host())) {
+                        throw new UnrecoverableException(
+                                sharedPrefix(
+                                        owner,
+                                        write
+                                                ? "was claimed at the same time by"
+                                                : "is claimed by"));
+                    }
+                    if (write) {
+                        // Its directory was deleted (or started over): that job can never run
+                        // again.
+                        LOG.warn(
+                                "sink '{}': takes over transaction id prefix {} from {}, whose"
+                                        + " checkpoint directory no longer holds it",
+                                sinkName,
+                                prefix,
+                                owner.describe());
+                    }
+                }
+                if (write && !rows.equals(List.of(mine))) {
+                    try (PreparedStatement delete =
+                                    connection.prepareStatement(
+                                            "DELETE FROM "
+                                                    + progressTable
+                                                    + " WHERE subtask = ? AND"
+                                                    + " starts_with(transaction_prefix, ?)");
+                            PreparedStatement insert =
+                                    connection.prepareStatement(
+                                            "INSERT INTO "
+                                                    + progressTable
+                                                    + " (transaction_prefix, subtask,"
+                                                    + " checkpoint_id) VALUES (?, ?, ?)")) {
+                        delete.setInt(1, PrefixOwner.CLAIM_SUBTASK);
+                        delete.setString(2, PrefixOwner.rowStart(prefix));
+                        delete.executeUpdate();
+                        insert.setString(1, mine);
+                        insert.setInt(2, PrefixOwner.CLAIM_SUBTASK);
+                        insert.setLong(3, System.currentTimeMillis()); // when it was claimed
+                        insert.executeUpdate();
+                    }
+                }
+                connection.commit();
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    connection.rollback();
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+            connection.setAutoCommit(autoCommit);
+            if (write) {
+                claimed = true;
+            }
+        }
+
+        /** Claims the prefix on the control connection, unless claimed or without an instance. */
+        private void claimPrefixIfUnclaimed() throws SQLException {
+            if (instance != null && !claimed) {
+                onControl(
+                        "claim prefix " + prefix + " in " + progressTable + " on " + config.url(),
+                        connection -> {
+                            claimPrefix(connection, true);
+                            return null;
+                        });
+            }
+        }
+
+        /** The refusal when {@code other}, another job instance, claimed this sink's prefix. */
+        private String sharedPrefix(PrefixOwner other, String how) {
+            return "sink '"
+                    + sinkName
+                    + "' refuses to run: its transaction id prefix '"
+                    + prefix
+                    + "' on PostgreSQL at "
+                    + config.url()
+                    + " "
+                    + how
+                    + " another job: "
+                    + other.describe()
+                    + ". This job is "
+                    + instance.describe()
+                    + ". Jobs that share a prefix commit and roll back each other's prepared"
+                    + " transactions (losing or duplicating output) and mix their rows in "
+                    + progressTable
+                    + "; this job committed and rolled back none of the other's. Jobs with the"
+                    + " same job and sink names share the default prefix weir:<job>:<sink>. If"
+                    + " both jobs are meant to run, give each sink a prefix of its own:"
+                    + " PostgresTwoPhaseCommitSink.transactionIdPrefix(\""
+                    + prefix
+                    + ":<deployment>\"), unique on the database. If this is the same job moved,"
+                    + " start it on its checkpoint directory "
+                    + other.directory()
+                    + " (a job's identity is its checkpoint directory). If the other job is gone"
+                    + " for good and this one replaces it (its prepared transactions that no"
+                    + " checkpoint of this job names are then rolled back), release its claim and"
+                    + " start again: "
+                    + releaseStatement();
+        }
+
+        /** The SQL that deletes this prefix's claim. */
+        private String releaseStatement() {
+            return "DELETE FROM "
+                    + progressTable
+                    + " WHERE subtask = "
+                    + PrefixOwner.CLAIM_SUBTASK
+                    + " AND starts_with(transaction_prefix, "
+                    + literal(prefix)
+                    + " || E'\\nowner\\n')";
         }
 
         private void checkPreparedTransactionsEnabled(Connection connection) throws SQLException {
@@ -353,6 +541,7 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                 return null;
             }
             flush();
+            claimPrefixIfUnclaimed(); // recoverOwned did not run
             String gid = prefix + ":" + subtask + ":" + checkpointId;
             try {
                 // In the prepared transaction: visible exactly when COMMIT PREPARED runs.
@@ -494,6 +683,8 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
             if (restoredCheckpointId >= 0) {
                 refuseOutputNewerThanRestored(keep, lingering, subtask, parallelism);
             }
+            // After the checks (a job that refuses to run claims nothing), before any rollback.
+            claimPrefixIfUnclaimed();
             for (Gid gid : lingering) {
                 LOG.info("rolling back lingering prepared transaction {}", gid.gid());
                 finish("ROLLBACK PREPARED", gid.gid());

@@ -895,12 +895,15 @@ public final class Verifier {
                     }
                     statement.execute("DROP TABLE IF EXISTS " + VerifyJob.TABLE);
                     // A new round is a new job: the sink would refuse the previous round's
-                    // progress as output of a lost checkpoint.
+                    // progress as output of a lost checkpoint, and its claim on the prefix as
+                    // another job's.
                     statement.execute(
                             "DO $$ BEGIN IF to_regclass('weir_2pc_progress') IS NOT NULL THEN"
                                     + " DELETE FROM weir_2pc_progress WHERE transaction_prefix = '"
                                     + VerifyJob.PREFIX
-                                    + "'; END IF; END $$");
+                                    + "' OR (subtask = -1 AND starts_with(transaction_prefix, '"
+                                    + VerifyJob.PREFIX
+                                    + "' || E'\\nowner\\n')); END IF; END $$");
                     statement.execute(
                             "CREATE TABLE "
                                     + VerifyJob.TABLE
