@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -72,6 +73,18 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     private transient ListState<Windowed> elements;
     private transient WindowContext windowContext;
 
+    /** The starts of a record's windows, latest first (tumbling and sliding windows). */
+    private transient long[] starts;
+
+    /** Windows made recently, by start: keys of many records share them. */
+    private transient TimeWindow[] recent;
+
+    /** The windows a record's session absorbs (sessions). */
+    private transient List<TimeWindow> absorbed;
+
+    /** Windows due at a timer, when more than one is (the first is kept apart). */
+    private transient List<TimeWindow> due;
+
     WindowProcess(Spec spec) {
         this.spec = spec;
         this.eventTime = spec.assigner().timeDomain() == TimeDomain.EVENT_TIME;
@@ -81,6 +94,13 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     @SuppressWarnings("unchecked")
     public void open(OpenContext context) {
         windowContext = new WindowContext();
+        WindowAssigner assigner = spec.assigner();
+        if (!assigner.isMerging()) {
+            starts = new long[(int) (assigner.sizeMillis() / slide(assigner)) + 1];
+        }
+        recent = new TimeWindow[RECENT];
+        absorbed = new ArrayList<>();
+        due = new ArrayList<>();
         Codec<?> valueCodec = spec.contents().incremental() ? spec.contents().codec() : Codecs.INT;
         windows =
                 context.states().mapState("windows", TimeWindow.CODEC, (Codec<Object>) valueCodec);
@@ -119,11 +139,48 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         }
     }
 
+    private static final int RECENT = 64;
+
+    private static long slide(WindowAssigner assigner) {
+        return assigner.kind() == WindowAssigner.Kind.SLIDING
+                ? assigner.slideMillis()
+                : assigner.sizeMillis();
+    }
+
+    /**
+     * The window {@code [start, end)}: one made recently if it is cached, so that a record's
+     * windows are not allocated again for each record (they are immutable keys).
+     */
+    private TimeWindow window(long start, long end) {
+        int slot = (int) ((start * 0x9E3779B97F4A7C15L) >>> (64 - 6));
+        TimeWindow cached = recent[slot];
+        if (cached != null && cached.start() == start && cached.end() == end) {
+            return cached;
+        }
+        TimeWindow made = new TimeWindow(start, end);
+        recent[slot] = made;
+        return made;
+    }
+
+    /**
+     * Adds the record to its windows, earliest first, as {@link WindowAssigner#assignWindows} lists
+     * them (without building the list).
+     */
     private boolean addToWindows(
             T value, long time, long watermark, Context<K, R> context, Collector<R> out)
             throws Exception {
+        WindowAssigner assigner = spec.assigner();
+        long size = assigner.sizeMillis();
+        long slide = slide(assigner);
+        long[] starts = this.starts;
+        int n = 0;
+        long last = time - Math.floorMod(time - assigner.offsetMillis(), slide);
+        for (long s = last; s > time - size; s -= slide) {
+            starts[n++] = s;
+        }
         boolean admitted = false;
-        for (TimeWindow window : spec.assigner().assignWindows(time)) {
+        for (int i = n - 1; i >= 0; i--) {
+            TimeWindow window = window(starts[i], starts[i] + size);
             if (isLate(window, watermark)) {
                 continue;
             }
@@ -137,16 +194,23 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     private boolean addToSession(
             T value, long time, long watermark, Context<K, R> context, Collector<R> out)
             throws Exception {
-        TimeWindow merged = spec.assigner().assignWindows(time).get(0);
-        List<TimeWindow> absorbed = new ArrayList<>();
-        boolean grew = true;
-        while (grew) {
+        TimeWindow merged = new TimeWindow(time, time + spec.assigner().sizeMillis());
+        List<TimeWindow> absorbed = this.absorbed;
+        absorbed.clear();
+        Map<TimeWindow, Object> open = windows.entries();
+        int count = open.size();
+        // Until a pass over the open sessions leaves the merged window as it was (usually the
+        // first: the record falls in or extends its key's one session).
+        boolean grew = count > 0;
+        while (grew && absorbed.size() < count) {
             grew = false;
-            for (TimeWindow open : windows.entries().keySet()) {
-                if (!absorbed.contains(open) && open.intersects(merged)) {
-                    absorbed.add(open);
-                    merged = merged.cover(open);
-                    grew = true;
+            for (TimeWindow session : open.keySet()) {
+                if (session.intersects(merged) && !absorbed.contains(session)) {
+                    absorbed.add(session);
+                    if (session.start() < merged.start() || session.end() > merged.end()) {
+                        merged = merged.cover(session);
+                        grew = true;
+                    }
                 }
             }
         }
@@ -265,30 +329,50 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
             return;
         }
         windowContext.enter(context);
-        // Only the windows this timer concerns, in time order (a key may have many open).
-        List<TimeWindow> due = new ArrayList<>();
+        // Only the windows this timer concerns, in time order (a key may have many open); copied
+        // out of the map, which firing changes, and sorted only when more than one is due.
+        TimeWindow first = null;
+        List<TimeWindow> more = this.due;
+        more.clear();
         for (TimeWindow window : windows.entries().keySet()) {
             if (eventTime
                     ? window.maxTimestamp() == timestamp || cleanupTime(window) <= timestamp
                     : window.maxTimestamp() <= timestamp) {
-                due.add(window);
+                if (first == null) {
+                    first = window;
+                } else {
+                    more.add(window);
+                }
             }
         }
-        if (due.size() > 1) {
-            due.sort(null);
+        if (first == null) {
+            return;
         }
-        for (TimeWindow window : due) {
-            if (eventTime) {
-                if (window.maxTimestamp() == timestamp) {
-                    emit(context.key(), window, out);
-                }
-                if (cleanupTime(window) <= timestamp) {
-                    purge(window);
-                }
-            } else if (window.maxTimestamp() <= timestamp) {
+        if (more.isEmpty()) {
+            fireDue(first, timestamp, context, out);
+            return;
+        }
+        more.add(first);
+        more.sort(null);
+        for (int i = 0; i < more.size(); i++) {
+            fireDue(more.get(i), timestamp, context, out);
+        }
+    }
+
+    /** Fires and/or drops one window due at the timer {@code timestamp}. */
+    private void fireDue(
+            TimeWindow window, long timestamp, OnTimerContext<K, R> context, Collector<R> out)
+            throws Exception {
+        if (eventTime) {
+            if (window.maxTimestamp() == timestamp) {
                 emit(context.key(), window, out);
+            }
+            if (cleanupTime(window) <= timestamp) {
                 purge(window);
             }
+        } else if (window.maxTimestamp() <= timestamp) {
+            emit(context.key(), window, out);
+            purge(window);
         }
     }
 
