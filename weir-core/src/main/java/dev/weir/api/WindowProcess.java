@@ -194,26 +194,37 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     private boolean addToSession(
             T value, long time, long watermark, Context<K, R> context, Collector<R> out)
             throws Exception {
-        TimeWindow merged = new TimeWindow(time, time + spec.assigner().sizeMillis());
+        // The merged window's bounds, as numbers until it is known whether it is a new window.
+        long start = time;
+        long end = time + spec.assigner().sizeMillis();
         List<TimeWindow> absorbed = this.absorbed;
         absorbed.clear();
         Map<TimeWindow, Object> open = windows.entries();
         int count = open.size();
         // Until a pass over the open sessions leaves the merged window as it was (usually the
-        // first: the record falls in or extends its key's one session).
+        // first: the record falls in or extends its key's one session). Touching sessions merge.
         boolean grew = count > 0;
         while (grew && absorbed.size() < count) {
             grew = false;
             for (TimeWindow session : open.keySet()) {
-                if (session.intersects(merged) && !absorbed.contains(session)) {
+                if (session.start() <= end
+                        && start <= session.end()
+                        && !absorbed.contains(session)) {
                     absorbed.add(session);
-                    if (session.start() < merged.start() || session.end() > merged.end()) {
-                        merged = merged.cover(session);
+                    if (session.start() < start || session.end() > end) {
+                        start = Math.min(start, session.start());
+                        end = Math.max(end, session.end());
                         grew = true;
                     }
                 }
             }
         }
+        TimeWindow merged =
+                absorbed.size() == 1
+                                && absorbed.get(0).start() == start
+                                && absorbed.get(0).end() == end
+                        ? absorbed.get(0)
+                        : new TimeWindow(start, end);
         if (absorbed.isEmpty() && isLate(merged, watermark)) {
             return false;
         }

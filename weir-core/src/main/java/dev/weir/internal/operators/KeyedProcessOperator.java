@@ -12,7 +12,7 @@ import dev.weir.api.state.ListState;
 import dev.weir.api.time.TimeDomain;
 import dev.weir.api.time.TimerService;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
+import java.util.AbstractList;
 import java.util.List;
 import java.util.Map;
 
@@ -435,33 +435,56 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         }
     }
 
-    /** Removes {@code at} from the current key's stored timers. */
+    /**
+     * Removes {@code at} from the current key's stored timers: the list is copied once (by the
+     * state's update), from a view that leaves the timer out (a sub-list when it is the first or
+     * last, so the copy is an array copy).
+     */
     private static void removeStored(ListState<Long> stored, long at) {
         List<Long> times = stored.get();
         int n = times.size();
-        if (n == 1) { // the common case: the key's only timer; no copy
-            if (times.get(0) == at) {
-                stored.clear();
-            }
-            return;
-        }
-        List<Long> remaining = new ArrayList<>(Math.max(n - 1, 0));
-        boolean removed = false;
+        int index = -1;
         for (int i = 0; i < n; i++) {
-            Long t = times.get(i);
-            if (!removed && t == at) {
-                removed = true;
-            } else {
-                remaining.add(t);
+            if (times.get(i) == at) {
+                index = i;
+                break;
             }
         }
-        if (!removed) {
+        if (index < 0) {
             return;
         }
-        if (remaining.isEmpty()) {
+        if (n == 1) {
             stored.clear();
-        } else {
-            stored.update(remaining);
+            return;
         }
+        if (index == 0 || index == n - 1) { // the usual: timers fire in time order
+            stored.update(index == 0 ? times.subList(1, n) : times.subList(0, n - 1));
+            return;
+        }
+        int removed = index;
+        stored.update(
+                new AbstractList<>() {
+                    @Override
+                    public Long get(int i) {
+                        return times.get(i < removed ? i : i + 1);
+                    }
+
+                    @Override
+                    public int size() {
+                        return n - 1;
+                    }
+
+                    @Override
+                    public Object[] toArray() { // what the copy calls: no iterator
+                        Object[] copy = new Object[n - 1];
+                        for (int i = 0; i < removed; i++) {
+                            copy[i] = times.get(i);
+                        }
+                        for (int i = removed + 1; i < n; i++) {
+                            copy[i - 1] = times.get(i);
+                        }
+                        return copy;
+                    }
+                });
     }
 }
