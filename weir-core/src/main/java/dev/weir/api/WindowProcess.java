@@ -185,7 +185,7 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
                 continue;
             }
             admitted = true;
-            boolean opened = add(window, value);
+            boolean opened = add(window, windows.get(window), value);
             afterAdd(window, opened, watermark, context, out);
         }
         return admitted;
@@ -228,22 +228,27 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         if (absorbed.isEmpty() && isLate(merged, watermark)) {
             return false;
         }
-        boolean opened = true;
-        if (absorbed.size() == 1 && absorbed.get(0).equals(merged)) {
-            opened = false; // the record fell inside an open session
-        } else {
-            mergeInto(merged, absorbed);
+        // A merge opens a new window (its timers are set), even though it has contents already.
+        boolean opened = !(absorbed.size() == 1 && absorbed.get(0) == merged);
+        Object contents;
+        if (opened) {
+            contents = mergeInto(merged, absorbed);
             deleteTimers(absorbed, merged, context.timers());
+        } else {
+            contents = windows.get(merged); // the record fell inside an open session
         }
-        add(merged, value);
+        add(merged, contents, value);
         afterAdd(merged, opened, watermark, context, out);
         return true;
     }
 
-    /** Moves the contents of {@code absorbed} windows into the new window {@code merged}. */
-    private void mergeInto(TimeWindow merged, List<TimeWindow> absorbed) throws Exception {
+    /**
+     * Removes the {@code absorbed} windows and returns their contents combined, for the new window
+     * {@code merged} (the caller puts it there with the record); null if none.
+     */
+    private Object mergeInto(TimeWindow merged, List<TimeWindow> absorbed) throws Exception {
         if (absorbed.isEmpty()) {
-            return;
+            return null;
         }
         Object combined = null;
         for (TimeWindow window : absorbed) {
@@ -258,7 +263,6 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
                 combined = (combined == null ? 0 : (Integer) combined) + (Integer) contents;
             }
         }
-        windows.put(merged, combined);
         if (!spec.contents().incremental()) {
             List<Windowed> relabelled = new ArrayList<>(elements.get().size());
             for (Windowed element : elements.get()) {
@@ -269,6 +273,7 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
             }
             elements.update(relabelled);
         }
+        return combined;
     }
 
     /**
@@ -291,9 +296,11 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         }
     }
 
-    /** Adds {@code value} to {@code window}; true if that opened the window. */
-    private boolean add(TimeWindow window, T value) throws Exception {
-        Object contents = windows.get(window);
+    /**
+     * Adds {@code value} to {@code window}, whose contents are {@code contents} (null if it is not
+     * open); true if that opened the window.
+     */
+    private boolean add(TimeWindow window, Object contents, T value) throws Exception {
         if (spec.contents().incremental()) {
             AggregateFunction<Object, Object, Object> aggregate = spec.contents().aggregate();
             Object accumulator = contents == null ? aggregate.createAccumulator() : contents;
