@@ -277,23 +277,46 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     }
 
     /**
-     * The timers of sessions absorbed into {@code merged} would fire into nothing: deleted, unless
-     * the merged window has the same times.
+     * The timers of sessions absorbed into {@code merged} would fire into nothing: deleted. A key
+     * has one timer per time, so a time another window of the key still needs keeps its timer: the
+     * merged window's, or another open session's (an absorbed session's cleanup time can be another
+     * session's firing time, and the other way round). Called after the absorbed windows left the
+     * map, so the map holds the other sessions only.
      */
     private void deleteTimers(List<TimeWindow> absorbed, TimeWindow merged, TimerService timers) {
+        boolean cleanup = eventTime && spec.allowedLatenessMillis() > 0;
         for (TimeWindow old : absorbed) {
-            if (old.maxTimestamp() == merged.maxTimestamp()) {
-                continue;
+            long fires = old.maxTimestamp();
+            if (!needsTimerAt(fires, merged)) {
+                if (eventTime) {
+                    timers.deleteEventTimeTimer(fires);
+                } else {
+                    timers.deleteProcessingTimeTimer(fires);
+                }
             }
-            if (!eventTime) {
-                timers.deleteProcessingTimeTimer(old.maxTimestamp());
-                continue;
-            }
-            timers.deleteEventTimeTimer(old.maxTimestamp());
-            if (spec.allowedLatenessMillis() > 0) {
+            if (cleanup && !needsTimerAt(cleanupTime(old), merged)) {
                 timers.deleteEventTimeTimer(cleanupTime(old));
             }
         }
+    }
+
+    /** True if {@code merged} or an open window of the key fires or is dropped at {@code time}. */
+    private boolean needsTimerAt(long time, TimeWindow merged) {
+        if (timerAt(merged, time)) {
+            return true;
+        }
+        for (TimeWindow open : windows.entries().keySet()) {
+            if (timerAt(open, time)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True if {@code window} has a timer at {@code time}: it fires or is dropped then. */
+    private boolean timerAt(TimeWindow window, long time) {
+        return window.maxTimestamp() == time
+                || (eventTime && spec.allowedLatenessMillis() > 0 && cleanupTime(window) == time);
     }
 
     /**
