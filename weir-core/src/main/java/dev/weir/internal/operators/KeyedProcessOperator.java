@@ -12,7 +12,7 @@ import dev.weir.api.state.ListState;
 import dev.weir.api.time.TimeDomain;
 import dev.weir.api.time.TimerService;
 import java.nio.ByteBuffer;
-import java.util.AbstractList;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -436,9 +436,8 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     }
 
     /**
-     * Removes {@code at} from the current key's stored timers: the list is copied once (by the
-     * state's update), from a view that leaves the timer out (a sub-list when it is the first or
-     * last, so the copy is an array copy).
+     * Removes {@code at} from the current key's stored timers: found by its index (no boxing, no
+     * {@code Long.equals}), and the key's only timer clears the list without a copy.
      */
     private static void removeStored(ListState<Long> stored, long at) {
         List<Long> times = stored.get();
@@ -457,34 +456,9 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
             stored.clear();
             return;
         }
-        if (index == 0 || index == n - 1) { // the usual: timers fire in time order
-            stored.update(index == 0 ? times.subList(1, n) : times.subList(0, n - 1));
-            return;
-        }
-        int removed = index;
-        stored.update(
-                new AbstractList<>() {
-                    @Override
-                    public Long get(int i) {
-                        return times.get(i < removed ? i : i + 1);
-                    }
-
-                    @Override
-                    public int size() {
-                        return n - 1;
-                    }
-
-                    @Override
-                    public Object[] toArray() { // what the copy calls: no iterator
-                        Object[] copy = new Object[n - 1];
-                        for (int i = 0; i < removed; i++) {
-                            copy[i] = times.get(i);
-                        }
-                        for (int i = removed + 1; i < n; i++) {
-                            copy[i - 1] = times.get(i);
-                        }
-                        return copy;
-                    }
-                });
+        // Array copies: a view would make the state's copy walk it element by element.
+        List<Long> remaining = new ArrayList<>(times);
+        remaining.remove(index);
+        stored.update(remaining);
     }
 }
