@@ -85,9 +85,17 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     /** Windows due at a timer, when more than one is (the first is kept apart). */
     private transient List<TimeWindow> due;
 
+    /**
+     * True for event-time windows that do not merge, without allowed lateness: each is dropped when
+     * it fires, at its one timer, so a timer finds its window without looking at the others.
+     */
+    private final boolean oneWindowPerTimer;
+
     WindowProcess(Spec spec) {
         this.spec = spec;
         this.eventTime = spec.assigner().timeDomain() == TimeDomain.EVENT_TIME;
+        this.oneWindowPerTimer =
+                eventTime && !spec.assigner().isMerging() && spec.allowedLatenessMillis() == 0;
     }
 
     @Override
@@ -370,6 +378,16 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
             return;
         }
         windowContext.enter(context);
+        if (oneWindowPerTimer && timestamp != Long.MAX_VALUE) {
+            // Event time, no merging, no lateness: a window is open only until its end, whose
+            // timer this is, so the timer concerns exactly the window ending here.
+            TimeWindow window = window(timestamp + 1 - spec.assigner().sizeMillis(), timestamp + 1);
+            if (windows.contains(window)) {
+                emit(context.key(), window, out);
+                purge(window);
+            }
+            return;
+        }
         // Only the windows this timer concerns, in time order (a key may have many open); copied
         // out of the map, which firing changes, and sorted only when more than one is due.
         TimeWindow first = null;
