@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -72,15 +73,42 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     private transient ListState<Windowed> elements;
     private transient WindowContext windowContext;
 
+    /** The starts of a record's windows, latest first (tumbling and sliding windows). */
+    private transient long[] starts;
+
+    /** Windows made recently, by start: keys of many records share them. */
+    private transient TimeWindow[] recent;
+
+    /** The windows a record's session absorbs (sessions). */
+    private transient List<TimeWindow> absorbed;
+
+    /** Windows due at a timer, when more than one is (the first is kept apart). */
+    private transient List<TimeWindow> due;
+
+    /**
+     * True for event-time windows that do not merge, without allowed lateness: each is dropped when
+     * it fires, at its one timer, so a timer finds its window without looking at the others.
+     */
+    private final boolean oneWindowPerTimer;
+
     WindowProcess(Spec spec) {
         this.spec = spec;
         this.eventTime = spec.assigner().timeDomain() == TimeDomain.EVENT_TIME;
+        this.oneWindowPerTimer =
+                eventTime && !spec.assigner().isMerging() && spec.allowedLatenessMillis() == 0;
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public void open(OpenContext context) {
         windowContext = new WindowContext();
+        WindowAssigner assigner = spec.assigner();
+        if (!assigner.isMerging()) {
+            starts = new long[(int) (assigner.sizeMillis() / slide(assigner)) + 1];
+        }
+        recent = new TimeWindow[RECENT];
+        absorbed = new ArrayList<>();
+        due = new ArrayList<>();
         Codec<?> valueCodec = spec.contents().incremental() ? spec.contents().codec() : Codecs.INT;
         windows =
                 context.states().mapState("windows", TimeWindow.CODEC, (Codec<Object>) valueCodec);
@@ -119,16 +147,53 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         }
     }
 
+    private static final int RECENT = 64;
+
+    private static long slide(WindowAssigner assigner) {
+        return assigner.kind() == WindowAssigner.Kind.SLIDING
+                ? assigner.slideMillis()
+                : assigner.sizeMillis();
+    }
+
+    /**
+     * The window {@code [start, end)}: one made recently if it is cached, so that a record's
+     * windows are not allocated again for each record (they are immutable keys).
+     */
+    private TimeWindow window(long start, long end) {
+        int slot = (int) ((start * 0x9E3779B97F4A7C15L) >>> (64 - 6));
+        TimeWindow cached = recent[slot];
+        if (cached != null && cached.start() == start && cached.end() == end) {
+            return cached;
+        }
+        TimeWindow made = new TimeWindow(start, end);
+        recent[slot] = made;
+        return made;
+    }
+
+    /**
+     * Adds the record to its windows, earliest first, as {@link WindowAssigner#assignWindows} lists
+     * them (without building the list).
+     */
     private boolean addToWindows(
             T value, long time, long watermark, Context<K, R> context, Collector<R> out)
             throws Exception {
+        WindowAssigner assigner = spec.assigner();
+        long size = assigner.sizeMillis();
+        long slide = slide(assigner);
+        long[] starts = this.starts;
+        int n = 0;
+        long last = time - Math.floorMod(time - assigner.offsetMillis(), slide);
+        for (long s = last; s > time - size; s -= slide) {
+            starts[n++] = s;
+        }
         boolean admitted = false;
-        for (TimeWindow window : spec.assigner().assignWindows(time)) {
+        for (int i = n - 1; i >= 0; i--) {
+            TimeWindow window = window(starts[i], starts[i] + size);
             if (isLate(window, watermark)) {
                 continue;
             }
             admitted = true;
-            boolean opened = add(window, value);
+            boolean opened = add(window, windows.get(window), value);
             afterAdd(window, opened, watermark, context, out);
         }
         return admitted;
@@ -137,38 +202,61 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     private boolean addToSession(
             T value, long time, long watermark, Context<K, R> context, Collector<R> out)
             throws Exception {
-        TimeWindow merged = spec.assigner().assignWindows(time).get(0);
-        List<TimeWindow> absorbed = new ArrayList<>();
-        boolean grew = true;
-        while (grew) {
+        // The merged window's bounds, as numbers until it is known whether it is a new window.
+        long start = time;
+        long end = time + spec.assigner().sizeMillis();
+        List<TimeWindow> absorbed = this.absorbed;
+        absorbed.clear();
+        Map<TimeWindow, Object> open = windows.entries();
+        int count = open.size();
+        // Until a pass over the open sessions leaves the merged window as it was (usually the
+        // first: the record falls in or extends its key's one session). Touching sessions merge.
+        boolean grew = count > 0;
+        while (grew && absorbed.size() < count) {
             grew = false;
-            for (TimeWindow open : windows.entries().keySet()) {
-                if (!absorbed.contains(open) && open.intersects(merged)) {
-                    absorbed.add(open);
-                    merged = merged.cover(open);
-                    grew = true;
+            for (TimeWindow session : open.keySet()) {
+                if (session.start() <= end
+                        && start <= session.end()
+                        && !absorbed.contains(session)) {
+                    absorbed.add(session);
+                    if (session.start() < start || session.end() > end) {
+                        start = Math.min(start, session.start());
+                        end = Math.max(end, session.end());
+                        grew = true;
+                    }
                 }
             }
         }
+        TimeWindow merged =
+                absorbed.size() == 1
+                                && absorbed.get(0).start() == start
+                                && absorbed.get(0).end() == end
+                        ? absorbed.get(0)
+                        : new TimeWindow(start, end);
         if (absorbed.isEmpty() && isLate(merged, watermark)) {
             return false;
         }
-        boolean opened = true;
-        if (absorbed.size() == 1 && absorbed.get(0).equals(merged)) {
-            opened = false; // the record fell inside an open session
-        } else {
-            mergeInto(merged, absorbed);
+        // A merge opens a new window (its timers are set), even though it has contents already.
+        boolean opened = !(absorbed.size() == 1 && absorbed.get(0) == merged);
+        Object contents;
+        if (opened) {
+            contents = mergeInto(merged, absorbed);
             deleteTimers(absorbed, merged, context.timers());
+        } else {
+            contents = windows.get(merged); // the record fell inside an open session
         }
-        add(merged, value);
+        add(merged, contents, value);
         afterAdd(merged, opened, watermark, context, out);
         return true;
     }
 
-    /** Moves the contents of {@code absorbed} windows into the new window {@code merged}. */
-    private void mergeInto(TimeWindow merged, List<TimeWindow> absorbed) throws Exception {
+    /**
+     * Removes the {@code absorbed} windows and returns their contents combined, for the new window
+     * {@code merged} (the caller puts it there with the record); null if none.
+     */
+    private Object mergeInto(TimeWindow merged, List<TimeWindow> absorbed) throws Exception {
         if (absorbed.isEmpty()) {
-            return;
+            return null;
         }
         Object combined = null;
         for (TimeWindow window : absorbed) {
@@ -183,7 +271,6 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
                 combined = (combined == null ? 0 : (Integer) combined) + (Integer) contents;
             }
         }
-        windows.put(merged, combined);
         if (!spec.contents().incremental()) {
             List<Windowed> relabelled = new ArrayList<>(elements.get().size());
             for (Windowed element : elements.get()) {
@@ -194,31 +281,57 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
             }
             elements.update(relabelled);
         }
+        return combined;
     }
 
     /**
-     * The timers of sessions absorbed into {@code merged} would fire into nothing: deleted, unless
-     * the merged window has the same times.
+     * The timers of sessions absorbed into {@code merged} would fire into nothing: deleted. A key
+     * has one timer per time, so a time another window of the key still needs keeps its timer: the
+     * merged window's, or another open session's (an absorbed session's cleanup time can be another
+     * session's firing time, and the other way round). Called after the absorbed windows left the
+     * map, so the map holds the other sessions only.
      */
     private void deleteTimers(List<TimeWindow> absorbed, TimeWindow merged, TimerService timers) {
+        boolean cleanup = eventTime && spec.allowedLatenessMillis() > 0;
         for (TimeWindow old : absorbed) {
-            if (old.maxTimestamp() == merged.maxTimestamp()) {
-                continue;
+            long fires = old.maxTimestamp();
+            if (!needsTimerAt(fires, merged)) {
+                if (eventTime) {
+                    timers.deleteEventTimeTimer(fires);
+                } else {
+                    timers.deleteProcessingTimeTimer(fires);
+                }
             }
-            if (!eventTime) {
-                timers.deleteProcessingTimeTimer(old.maxTimestamp());
-                continue;
-            }
-            timers.deleteEventTimeTimer(old.maxTimestamp());
-            if (spec.allowedLatenessMillis() > 0) {
+            if (cleanup && !needsTimerAt(cleanupTime(old), merged)) {
                 timers.deleteEventTimeTimer(cleanupTime(old));
             }
         }
     }
 
-    /** Adds {@code value} to {@code window}; true if that opened the window. */
-    private boolean add(TimeWindow window, T value) throws Exception {
-        Object contents = windows.get(window);
+    /** True if {@code merged} or an open window of the key fires or is dropped at {@code time}. */
+    private boolean needsTimerAt(long time, TimeWindow merged) {
+        if (timerAt(merged, time)) {
+            return true;
+        }
+        for (TimeWindow open : windows.entries().keySet()) {
+            if (timerAt(open, time)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True if {@code window} has a timer at {@code time}: it fires or is dropped then. */
+    private boolean timerAt(TimeWindow window, long time) {
+        return window.maxTimestamp() == time
+                || (eventTime && spec.allowedLatenessMillis() > 0 && cleanupTime(window) == time);
+    }
+
+    /**
+     * Adds {@code value} to {@code window}, whose contents are {@code contents} (null if it is not
+     * open); true if that opened the window.
+     */
+    private boolean add(TimeWindow window, Object contents, T value) throws Exception {
         if (spec.contents().incremental()) {
             AggregateFunction<Object, Object, Object> aggregate = spec.contents().aggregate();
             Object accumulator = contents == null ? aggregate.createAccumulator() : contents;
@@ -265,30 +378,60 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
             return;
         }
         windowContext.enter(context);
-        // Only the windows this timer concerns, in time order (a key may have many open).
-        List<TimeWindow> due = new ArrayList<>();
+        if (oneWindowPerTimer && timestamp != Long.MAX_VALUE) {
+            // Event time, no merging, no lateness: a window is open only until its end, whose
+            // timer this is, so the timer concerns exactly the window ending here.
+            TimeWindow window = window(timestamp + 1 - spec.assigner().sizeMillis(), timestamp + 1);
+            if (windows.contains(window)) {
+                emit(context.key(), window, out);
+                purge(window);
+            }
+            return;
+        }
+        // Only the windows this timer concerns, in time order (a key may have many open); copied
+        // out of the map, which firing changes, and sorted only when more than one is due.
+        TimeWindow first = null;
+        List<TimeWindow> more = this.due;
+        more.clear();
         for (TimeWindow window : windows.entries().keySet()) {
             if (eventTime
                     ? window.maxTimestamp() == timestamp || cleanupTime(window) <= timestamp
                     : window.maxTimestamp() <= timestamp) {
-                due.add(window);
+                if (first == null) {
+                    first = window;
+                } else {
+                    more.add(window);
+                }
             }
         }
-        if (due.size() > 1) {
-            due.sort(null);
+        if (first == null) {
+            return;
         }
-        for (TimeWindow window : due) {
-            if (eventTime) {
-                if (window.maxTimestamp() == timestamp) {
-                    emit(context.key(), window, out);
-                }
-                if (cleanupTime(window) <= timestamp) {
-                    purge(window);
-                }
-            } else if (window.maxTimestamp() <= timestamp) {
+        if (more.isEmpty()) {
+            fireDue(first, timestamp, context, out);
+            return;
+        }
+        more.add(first);
+        more.sort(null);
+        for (int i = 0; i < more.size(); i++) {
+            fireDue(more.get(i), timestamp, context, out);
+        }
+    }
+
+    /** Fires and/or drops one window due at the timer {@code timestamp}. */
+    private void fireDue(
+            TimeWindow window, long timestamp, OnTimerContext<K, R> context, Collector<R> out)
+            throws Exception {
+        if (eventTime) {
+            if (window.maxTimestamp() == timestamp) {
                 emit(context.key(), window, out);
+            }
+            if (cleanupTime(window) <= timestamp) {
                 purge(window);
             }
+        } else if (window.maxTimestamp() <= timestamp) {
+            emit(context.key(), window, out);
+            purge(window);
         }
     }
 

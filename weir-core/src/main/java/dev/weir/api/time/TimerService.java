@@ -40,14 +40,27 @@ public interface TimerService {
     void registerProcessingTimeTimer(long time);
 
     /**
-     * Deletes the current key's event-time timer at {@code time}, if any.
+     * Deletes the current key's event-time timer at {@code time}, if any: it will not call {@code
+     * onTimer}, and from the next checkpoint on it is not in the checkpoint either (a restore does
+     * not bring it back). Deleting a timer that does not exist, already fired or is firing now does
+     * nothing.
+     *
+     * <p>Call it from the function's {@code process} or {@code onTimer}, which run on the step's
+     * task thread (the thread that calls the function for every record and timer of its keys): it
+     * concerns the key of that call only. Session windows use it to drop the timers of a session a
+     * merge absorbed. Costs about as much as registering a timer.
      *
      * @param time the time the timer was registered for
      */
     void deleteEventTimeTimer(long time);
 
     /**
-     * Deletes the current key's processing-time timer at {@code time}, if any.
+     * Deletes the current key's processing-time timer at {@code time}, if any: it will not call
+     * {@code onTimer}, and from the next checkpoint on it is not in the checkpoint either. Deleting
+     * a timer that does not exist, already fired or is firing now does nothing.
+     *
+     * <p>Call it from the function's {@code process} or {@code onTimer}, on the step's task thread,
+     * as {@link #deleteEventTimeTimer}; it concerns the key of that call only.
      *
      * @param time the time the timer was registered for
      */

@@ -13,11 +13,8 @@ import dev.weir.api.time.TimeDomain;
 import dev.weir.api.time.TimerService;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
-import java.util.Set;
 
 /**
  * Runs a {@link KeyedProcessFunction}: takes each record's key (from the keyed batch, or extracts
@@ -26,8 +23,10 @@ import java.util.Set;
  *
  * <p>Timers are keyed state: each key's pending timer times are kept in two internal list states
  * (event and processing time), so they are checkpointed, restored and redistributed by key group
- * like any state, and {@link #afterStateRestored} rebuilds the in-memory queues from them. A queue
- * entry deleted by the function is skipped when it comes up (lazy deletion).
+ * like any state, and {@link #afterStateRestored} rebuilds the in-memory queues from them. The
+ * queues ({@link TimerQueue}) group timers by time, so registering allocates nothing per timer,
+ * finding a timer that exists already is one lookup in its time's small set of keys, and deleting
+ * one removes it at once.
  *
  * <p>The operator's watermark is its non-keyed state: restored, it never goes back below what the
  * checkpoint saw (subtasks added by rescaling up get no old state and start from the inputs'
@@ -61,8 +60,8 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
     /** The largest watermark before the end of input raised it to MAX_VALUE. */
     private long watermarkBeforeEnd = Long.MIN_VALUE;
 
-    private final Timers eventTimers = new Timers();
-    private final Timers processingTimers = new Timers();
+    private final TimerQueue eventTimers = new TimerQueue();
+    private final TimerQueue processingTimers = new TimerQueue();
     private ListState<Long> eventTimerState;
     private ListState<Long> processingTimerState;
 
@@ -246,22 +245,45 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         return true;
     }
 
-    /** Fires the timers of {@code timers} due at {@code upTo}, in time order. */
-    private void fire(Timers timers, long upTo, TimeDomain domain, ListState<Long> stored)
+    /**
+     * Fires the timers of {@code timers} due at {@code upTo}, in time order; the keys of one time
+     * in the order their timers were registered.
+     */
+    private void fire(TimerQueue timers, long upTo, TimeDomain domain, ListState<Long> stored)
             throws Exception {
-        Timer due;
+        TimerQueue.KeySet due;
         while ((due = timers.pollDue(upTo)) != null) {
-            state.setCurrentKey(due.key);
-            removeStored(stored, due.time);
-            context.domain = domain;
-            time.timestamp = domain == TimeDomain.EVENT_TIME ? due.time : RecordTime.NONE;
-            try {
-                function.onTimer(due.time, context, output);
-            } finally {
-                context.domain = null;
-                time.timestamp = RecordTime.NONE;
+            long at = due.time;
+            Object[] keys = due.keys;
+            for (int i = 0; i < due.end; i++) {
+                Object key = keys[i];
+                if (key == null) {
+                    continue; // deleted
+                }
+                state.setCurrentKey(key);
+                removeStored(stored, at);
+                context.domain = domain;
+                time.timestamp = domain == TimeDomain.EVENT_TIME ? at : RecordTime.NONE;
+                try {
+                    function.onTimer(at, context, output);
+                } finally {
+                    context.domain = null;
+                    time.timestamp = RecordTime.NONE;
+                }
             }
+            timers.recycle(due);
         }
+    }
+
+    /**
+     * The number of timers pending in {@code domain}, over all keys: registered, not yet fired and
+     * not deleted. For tests; call it on the task's thread or after the job stopped.
+     *
+     * @param domain which timers
+     * @return the count
+     */
+    public int pendingTimers(TimeDomain domain) {
+        return domain == TimeDomain.EVENT_TIME ? eventTimers.size() : processingTimers.size();
     }
 
     private void onProcessingTime(long scheduledFor) throws Exception {
@@ -309,49 +331,6 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
             throw e;
         } catch (Exception e) {
             throw new UserCodeException("process '" + name + "' onEndOfInput", e);
-        }
-    }
-
-    /** One timer: a time and a key; equal when both are. */
-    private record Timer(long time, Object key) {}
-
-    /** A queue of timers by time, without duplicates, with lazy deletion. */
-    private static final class Timers {
-        private final PriorityQueue<Timer> queue =
-                new PriorityQueue<>((a, b) -> Long.compare(a.time, b.time));
-        private final Set<Timer> live = new HashSet<>();
-
-        /** Adds a timer; false if the key had one at that time already. */
-        boolean add(long at, Object key) {
-            Timer timer = new Timer(at, key);
-            if (!live.add(timer)) {
-                return false;
-            }
-            queue.add(timer);
-            return true;
-        }
-
-        /** Deletes a timer; false if there was none. */
-        boolean delete(long at, Object key) {
-            return live.remove(new Timer(at, key));
-        }
-
-        /** The next live timer due at {@code upTo} or earlier, removed; or null. */
-        Timer pollDue(long upTo) {
-            Timer head;
-            while ((head = queue.peek()) != null && head.time <= upTo) {
-                queue.poll();
-                if (live.remove(head)) {
-                    return head;
-                }
-            }
-            return null;
-        }
-
-        /** The earliest time in the queue (possibly a deleted timer), or MAX_VALUE. */
-        long earliest() {
-            Timer head = queue.peek();
-            return head == null ? Long.MAX_VALUE : head.time;
         }
     }
 
@@ -457,14 +436,30 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         }
     }
 
-    /** Removes {@code at} from the current key's stored timers. */
+    /**
+     * Removes {@code at} from the current key's stored timers: found by its index (no boxing, no
+     * {@code Long.equals}), and the key's only timer clears the list without a copy.
+     */
     private static void removeStored(ListState<Long> stored, long at) {
-        List<Long> remaining = new ArrayList<>(stored.get());
-        remaining.remove(Long.valueOf(at));
-        if (remaining.isEmpty()) {
-            stored.clear();
-        } else {
-            stored.update(remaining);
+        List<Long> times = stored.get();
+        int n = times.size();
+        int index = -1;
+        for (int i = 0; i < n; i++) {
+            if (times.get(i) == at) {
+                index = i;
+                break;
+            }
         }
+        if (index < 0) {
+            return;
+        }
+        if (n == 1) {
+            stored.clear();
+            return;
+        }
+        // Array copies: a view would make the state's copy walk it element by element.
+        List<Long> remaining = new ArrayList<>(times);
+        remaining.remove(index);
+        stored.update(remaining);
     }
 }

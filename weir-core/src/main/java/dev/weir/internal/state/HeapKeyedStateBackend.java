@@ -467,7 +467,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     private static void copyContainers(Object[] values, int n) {
         for (int i = 0; i < n; i++) {
             if (values[i] instanceof Map<?, ?> map) {
-                values[i] = new HashMap<>(map);
+                values[i] = new StateMap<>(map);
             } else if (values[i] instanceof List<?> list) {
                 values[i] = new ArrayList<>(list);
             }
@@ -888,7 +888,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                 int key = currentForWrite();
                 Map<K, V> map = (Map<K, V>) columns[index][key];
                 if (map == null) {
-                    map = new HashMap<>();
+                    map = new StateMap<>();
                     columns[index][key] = map;
                 }
                 return map;
@@ -932,7 +932,12 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             @Override
             public Map<K, V> entries() {
                 Map<K, V> map = map();
-                return map == null ? Map.of() : Collections.unmodifiableMap(map);
+                if (map == null) {
+                    return Map.of();
+                }
+                return map instanceof StateMap<K, V> state
+                        ? state.readOnly()
+                        : Collections.unmodifiableMap(map);
             }
 
             @Override

@@ -4,7 +4,6 @@ import dev.weir.internal.state.HeapKeyedStateBackend.Declaration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -52,7 +51,7 @@ final class StateValues {
                     return declaration.codec().decode(in);
                 case MAP:
                     int size = in.readInt();
-                    Map<Object, Object> map = new HashMap<>();
+                    Map<Object, Object> map = new StateMap<>();
                     for (int i = 0; i < size; i++) {
                         map.put(
                                 declaration.codec().decode(in),
