@@ -219,7 +219,9 @@ class WindowTimersTest {
                             time,
                             new ProcessingTimeService(() -> 0L),
                             Map.of(),
-                            0));
+                            0,
+                            "",
+                            null));
         }
 
         void add(String key, long t) {

@@ -69,7 +69,9 @@ class KeyedProcessTimersTest {
                             new RecordTime(),
                             new ProcessingTimeService(() -> 0L),
                             Map.of(),
-                            0));
+                            0,
+                            "",
+                            null));
         }
 
         void register(String key, long... times) {
