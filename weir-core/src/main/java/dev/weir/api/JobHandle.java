@@ -76,7 +76,9 @@ public interface JobHandle {
 
     /**
      * Takes a savepoint and then stops the job; {@link #await} returns a result whose {@link
-     * JobResult#stoppedWithSavepoint()} is the savepoint.
+     * JobResult#stoppedWithSavepoint()} is the savepoint. No checkpoint follows the savepoint, and
+     * the job stops once its sinks have committed the savepoint's output (waiting at most 60 s), so
+     * that output is visible when the job has stopped.
      *
      * @param directory the parent directory; the savepoint gets a new sub-directory of it
      * @return the figures of the savepoint once it is durable; the job stops after that

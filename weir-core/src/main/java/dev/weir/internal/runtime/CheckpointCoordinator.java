@@ -59,6 +59,12 @@ final class CheckpointCoordinator {
     private boolean stopped;
     private boolean finalTriggered;
 
+    /**
+     * A stop-with-savepoint is under way: no checkpoint after the savepoint may start (its commit
+     * would put output past the savepoint), periodic or final. Cleared if the savepoint fails.
+     */
+    private boolean holding;
+
     /** Fails the job (a checkpoint failure beyond the tolerable count). */
     private final Consumer<Throwable> failJob;
 
@@ -171,7 +177,8 @@ final class CheckpointCoordinator {
             // The interval runs from start to start (as in Flink), the minimum pause from the end
             // of the last checkpoint; measured from the end, the period was interval + duration.
             long now = System.nanoTime();
-            if (pending.size() >= config.maxConcurrent()
+            if (holding
+                    || pending.size() >= config.maxConcurrent()
                     || now - lastCompletedNanos < config.minPause().toNanos()
                     || now - lastTriggeredNanos < config.interval().toNanos()) {
                 return;
@@ -185,6 +192,11 @@ final class CheckpointCoordinator {
      * it is durable, or fails if it is aborted.
      */
     synchronized CompletableFuture<CheckpointStats> trigger(Path savepointParent) {
+        if (holding) {
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException(
+                            "job '" + jobName + "' is stopping with a savepoint"));
+        }
         if (stopped) {
             return CompletableFuture.failedFuture(
                     new IllegalStateException("job '" + jobName + "' is not running"));
@@ -195,6 +207,29 @@ final class CheckpointCoordinator {
                             "job '" + jobName + "' has already finished its input"));
         }
         return start(savepointParent);
+    }
+
+    /**
+     * Starts the savepoint of a stop-with-savepoint: the last checkpoint of this execution. No
+     * other checkpoint starts after it unless it fails, so what the sinks commit once it completes
+     * is exactly the savepoint's output.
+     */
+    synchronized CompletableFuture<CheckpointStats> triggerLast(Path savepointParent) {
+        CompletableFuture<CheckpointStats> savepoint = trigger(savepointParent);
+        if (savepoint.isCompletedExceptionally()) {
+            return savepoint;
+        }
+        holding = true;
+        return savepoint.whenComplete(
+                (stats, failure) -> {
+                    if (failure != null) {
+                        release();
+                    }
+                });
+    }
+
+    private synchronized void release() {
+        holding = false;
     }
 
     /**
@@ -270,7 +305,7 @@ final class CheckpointCoordinator {
                 submitFinal(checkpoint, task);
             }
         }
-        if (allFinished() && !finalTriggered && !stopped) {
+        if (allFinished() && !finalTriggered && !stopped && !holding) {
             // The final checkpoint: it holds every task's final snapshot, so sinks may commit
             // the last data once it is durable, and a later failure cannot replay that data.
             finalTriggered = true;
@@ -495,7 +530,7 @@ final class CheckpointCoordinator {
     }
 
     private synchronized void retryFinal() {
-        if (stopped || !pending.isEmpty() || !allFinished()) {
+        if (stopped || holding || !pending.isEmpty() || !allFinished()) {
             return;
         }
         LOG.info("job {}: trying its final checkpoint again", jobName);

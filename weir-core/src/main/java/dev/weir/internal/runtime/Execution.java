@@ -148,6 +148,43 @@ public final class Execution {
         return coordinator.trigger(savepointParent);
     }
 
+    /**
+     * Starts the savepoint of a stop-with-savepoint: no checkpoint starts after it (see {@link
+     * CheckpointCoordinator#triggerLast}).
+     */
+    public CompletableFuture<CheckpointStats> triggerLastSavepoint(Path savepointParent) {
+        if (coordinator == null) {
+            return triggerCheckpoint(savepointParent); // fails: checkpointing is off
+        }
+        return coordinator.triggerLast(savepointParent);
+    }
+
+    /**
+     * Waits until every task that has not finished has heard that checkpoint {@code id} completed
+     * (so its sinks committed the output of it and of every checkpoint before), the execution
+     * stopped, or {@code timeoutNanos} passed. Returns false on a timeout.
+     */
+    public boolean awaitNotified(long id, long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (!stopping) {
+            boolean all = true;
+            for (Task task : tasks) {
+                if (!task.isDone() && task.notifiedThrough() < id) {
+                    all = false;
+                    break;
+                }
+            }
+            if (all) {
+                return true;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+        return true;
+    }
+
     /** channels[edge][producer subtask][consumer subtask]; null where the edge does not connect. */
     private SpscChannel[][][] createChannels(JobGraph graph) {
         int count = 0;

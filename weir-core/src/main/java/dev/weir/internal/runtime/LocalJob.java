@@ -302,15 +302,36 @@ public final class LocalJob implements JobHandle {
     @Override
     public CompletableFuture<CheckpointStats> stopWithSavepoint(Path directory) {
         Execution current = execution;
-        return current.triggerCheckpoint(directory)
-                .thenApply(
+        return current.triggerLastSavepoint(directory)
+                .thenApplyAsync(
                         savepoint -> {
+                            // Stop only once every sink committed the savepoint's output (no
+                            // checkpoint follows it, so nothing past it is committed): a
+                            // stopped job's output is visible, not left pre-committed until a
+                            // restore.
+                            if (!current.awaitNotified(savepoint.id(), STOP_COMMIT_WAIT_NANOS)) {
+                                LOG.warn(
+                                        "job {}: stopping although not every task committed"
+                                                + " savepoint {} within {} s; a restore from it"
+                                                + " commits the rest",
+                                        name,
+                                        savepoint.id(),
+                                        STOP_COMMIT_WAIT_NANOS / 1_000_000_000L);
+                            }
                             stopSavepoint = savepoint.path();
                             cancelled.countDown();
                             current.cancel();
                             return savepoint;
+                        },
+                        work -> {
+                            Thread thread = new Thread(work, "weir-" + name + "-stop");
+                            thread.setDaemon(true);
+                            thread.start();
                         });
     }
+
+    /** How long a stop-with-savepoint waits for the sinks to commit the savepoint. */
+    private static final long STOP_COMMIT_WAIT_NANOS = 60_000_000_000L;
 
     @Override
     public List<CheckpointStats> checkpointStats() {

@@ -77,6 +77,8 @@ public final class Task {
     private final ConcurrentLinkedQueue<ControlEvent.Barrier> triggers =
             new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Long> completed = new ConcurrentLinkedQueue<>();
+
+    private volatile long notifiedThrough = -1;
     private final Object finishLock = new Object();
     private final RecordTime time;
     private final ProcessingTimeService timeService;
@@ -315,7 +317,16 @@ public final class Task {
             for (StreamOperator operator : operators) {
                 operator.notifyCheckpointComplete(id);
             }
+            notifiedThrough = Math.max(notifiedThrough, id);
         }
+    }
+
+    /**
+     * The newest checkpoint whose completion the task's operators have heard (sinks committed its
+     * output), -1 if none; read by a stop-with-savepoint on another thread.
+     */
+    long notifiedThrough() {
+        return notifiedThrough;
     }
 
     private boolean pollSource() throws Exception {

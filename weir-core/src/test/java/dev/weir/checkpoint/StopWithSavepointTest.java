@@ -1,0 +1,82 @@
+package dev.weir.checkpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.api.JobHandle;
+import dev.weir.api.Pipeline;
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.api.sink.FileSink;
+import dev.weir.api.source.Sources;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A job stopped with a savepoint has committed the savepoint's output when the stop completes:
+ * nothing is left pre-committed for a restore to commit, and no checkpoint after the savepoint
+ * committed more; the restore from it then writes each record once.
+ */
+class StopWithSavepointTest {
+    static final long N = 40_000;
+
+    @TempDir Path dir;
+
+    Pipeline job(Path savepoint) {
+        Pipeline pipeline =
+                Pipeline.create("stop-with-savepoint")
+                        .parallelism(2)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                                Duration.ofMillis(10), dir.resolve("chk"))
+                                        .withResume("none"));
+        if (savepoint != null) {
+            pipeline.fromSavepoint(savepoint);
+        }
+        pipeline.source("numbers", Sources.sequence(1, N, 4, savepoint == null ? 20_000 : 0))
+                .map(n -> Long.toString(n))
+                .sink("out", FileSink.<String>to(dir.resolve("out")));
+        return pipeline;
+    }
+
+    List<String> leftovers(String prefix) throws Exception {
+        try (Stream<Path> files = Files.list(dir.resolve("out"))) {
+            return files.map(p -> p.getFileName().toString())
+                    .filter(name -> name.startsWith(prefix))
+                    .toList();
+        }
+    }
+
+    @RepeatedTest(5)
+    void theSavepointsOutputIsCommittedWhenTheStopCompletes() throws Exception {
+        JobHandle first = job(null).start();
+        while (!Files.isDirectory(dir.resolve("out"))
+                || FileSink.readCommitted(dir.resolve("out")).size() < 1_000) {
+            if (first.isDone()) {
+                first.await();
+                throw new AssertionError("the job ended before it was stopped");
+            }
+            Thread.onSpinWait();
+        }
+        CheckpointStats savepoint =
+                first.stopWithSavepoint(dir.resolve("sp")).get(60, TimeUnit.SECONDS);
+        first.await(Duration.ofSeconds(60));
+
+        assertThat(leftovers(".pending-")).as("pre-committed files left").isEmpty();
+        List<String> committed = FileSink.readCommitted(dir.resolve("out"));
+        assertThat(committed).doesNotHaveDuplicates();
+        assertThat(committed.size()).isLessThan((int) N); // stopped mid-run
+
+        job(savepoint.path()).run();
+        List<String> all = FileSink.readCommitted(dir.resolve("out"));
+        assertThat(all).hasSize((int) N);
+        assertThat(new HashSet<>(all)).hasSize((int) N);
+        assertThat(leftovers(".")).isEmpty();
+    }
+}
