@@ -73,6 +73,12 @@ class StopWithSavepointTest {
         assertThat(committed).doesNotHaveDuplicates();
         assertThat(committed.size()).isLessThan((int) N); // stopped mid-run
 
+        // The directory given to stopWithSavepoint is not itself a savepoint: the refusal names
+        // the one inside it.
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> job(dir.resolve("sp")).run())
+                .hasStackTraceContaining("is the directory savepoints were written into")
+                .hasStackTraceContaining(savepoint.path().getFileName().toString());
+
         job(savepoint.path()).run();
         List<String> all = FileSink.readCommitted(dir.resolve("out"));
         assertThat(all).hasSize((int) N);

@@ -133,10 +133,45 @@ public final class LocalJob implements JobHandle {
     }
 
     private RestoredCheckpoint load(Path path) {
+        refuseSavepointParent(path);
         RestoredCheckpoint restored = RestoredCheckpoint.load(path);
         LOG.info("job {} restores checkpoint {} from {}", name, restored.id(), path);
         settings.listener().onRestore(restored.id(), path);
         return restored;
+    }
+
+    /**
+     * The directory given to {@code triggerSavepoint}/{@code stopWithSavepoint} holds savepoints,
+     * not one: name the one to pass instead of calling its missing manifest corrupt.
+     */
+    private static void refuseSavepointParent(Path path) {
+        if (!java.nio.file.Files.isDirectory(path)
+                || java.nio.file.Files.exists(path.resolve("_manifest"))) {
+            return;
+        }
+        List<String> savepoints = new ArrayList<>();
+        try (java.util.stream.Stream<Path> children = java.nio.file.Files.list(path)) {
+            children.filter(
+                            child ->
+                                    child.getFileName().toString().startsWith("savepoint-")
+                                            && java.nio.file.Files.exists(
+                                                    child.resolve("_manifest")))
+                    .forEach(child -> savepoints.add(child.getFileName().toString()));
+        } catch (java.io.IOException e) {
+            return; // the load reports what it cannot read
+        }
+        if (savepoints.isEmpty()) {
+            return;
+        }
+        java.util.Collections.sort(savepoints);
+        throw new IllegalArgumentException(
+                path
+                        + " is the directory savepoints were written into, not a savepoint: it"
+                        + " holds "
+                        + String.join(", ", savepoints)
+                        + ". Pass one of them, e.g. Pipeline.fromSavepoint("
+                        + path.resolve(savepoints.get(savepoints.size() - 1))
+                        + ") (the newest), or the path CheckpointStats.path() returned");
     }
 
     private Execution newExecution(RestoredCheckpoint restored) {
