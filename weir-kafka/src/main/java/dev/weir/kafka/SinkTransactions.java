@@ -68,6 +68,27 @@ public final class SinkTransactions {
         Set<String> ids = new HashSet<>();
         for (KafkaCommittable c : held) {
             ids.add(c.transactionalId());
+            if (KafkaTransactions.subtaskOf(prefix, c.transactionalId()) < 0) {
+                String id = c.transactionalId();
+                int slot = id.lastIndexOf(':');
+                int subtask = slot > 0 ? id.lastIndexOf(':', slot - 1) : -1;
+                String theirs = subtask > 0 ? id.substring(0, subtask) : id;
+                throw new IllegalArgumentException(
+                        "the checkpoint in "
+                                + checkpoints
+                                + " holds transactions of sink '"
+                                + sink
+                                + "' under prefix '"
+                                + theirs
+                                + "' (such as "
+                                + id
+                                + "), not '"
+                                + prefix
+                                + "': give the job name the job ran with (the default prefix is"
+                                + " weir:<job>:<sink>), or the prefix its sink set (--prefix "
+                                + theirs
+                                + ")");
+            }
         }
         Map<String, TransactionDescription> described = cluster.describe(ids);
         List<Pending> pending = new ArrayList<>();

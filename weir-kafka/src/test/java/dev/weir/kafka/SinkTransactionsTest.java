@@ -177,6 +177,14 @@ class SinkTransactionsTest {
                                 assertThat(p.committed()).isFalse();
                                 assertThat(p.state()).isEqualTo("Ongoing");
                             });
+            // A mistyped prefix (a job name off by a letter) is refused, naming the real one,
+            // instead of listing the checkpoint's transactions under the wrong name.
+            String typo = topic.substring(0, topic.length() - 1);
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> SinkTransactions.list(dir.resolve("chk"), "out", typo, cluster))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("under prefix '" + topic + "'")
+                    .hasMessageContaining("not '" + typo + "'");
             Expected expected = expectedOutput(topic, cluster, listing);
             List<String> visibleBefore = TestKafka.readCommittedNow(topic);
             assertThat(visibleBefore).doesNotHaveDuplicates().isSubsetOf(expected.committed());
