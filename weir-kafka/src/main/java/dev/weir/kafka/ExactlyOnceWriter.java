@@ -286,10 +286,19 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
                         + why
                         + ". Its records are missing from topic "
                         + settings.topic()
-                        + " and the source has moved past them; the exactly-once guarantee was"
-                        + " broken by downtime. Raise KafkaSink.transactionTimeout (up to the"
-                        + " brokers' transaction.max.timeout.ms) above the longest downtime;"
-                        + " to go on without those records, set KafkaSink.acceptLostTransactions()";
+                        + " and the source has moved past them. "
+                        + (age > c.timeoutMillis()
+                                ? "The exactly-once guarantee was broken by downtime. Raise"
+                                        + " KafkaSink.transactionTimeout (up to the brokers'"
+                                        + " transaction.max.timeout.ms) above the longest"
+                                        + " downtime"
+                                : "Give every job writing to this cluster a transactional id"
+                                        + " prefix of its own"
+                                        + " (KafkaSink.transactionalIdPrefix), and end a job's"
+                                        + " transactions by hand only when it will not be"
+                                        + " restarted")
+                        + "; to go on without those records, set"
+                        + " KafkaSink.acceptLostTransactions()";
         if (settings.acceptLostTransactions()) {
             LOG.error(message);
             return;
