@@ -50,8 +50,11 @@ import org.slf4j.LoggerFactory;
  * per deployment with {@link #transactionIdPrefix}, the first job's checkpoint directory if it is
  * the same job, or the {@code DELETE} that releases the claim of a job gone for good. A claim whose
  * owner ran on this host and whose checkpoint directory no longer holds its instance id (deleted,
- * or deleted and started over) is taken over with a warning. The same job restarted on its
- * directory keeps its claim; a job without checkpoint directory claims nothing.
+ * or deleted and started over) is taken over with a warning, provided nothing of the owner runs: no
+ * other session of the prefix (the sink's sessions set application_name to {@code
+ * <prefix>:<subtask>...}) and no prepared transaction of it. The same job restarted on its
+ * directory keeps its claim; a job without checkpoint directory claims nothing, but refuses a
+ * prefix another job claimed just the same.
  *
  * <p>A lost connection while connecting, committing or rolling back is retried with backoff (a
  * retried {@code COMMIT PREPARED} whose first reply was lost finds the transaction gone and counts
@@ -269,6 +272,15 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
         private final long restoredCheckpointId;
         private final String progressTable;
         private final String applicationName;
+
+        /**
+         * Ends the application_name of this job instance's sessions, so that a check for running
+         * sessions of the prefix can tell this job's other subtasks from another job's.
+         */
+        private final String sessionTag;
+
+        private final String jobName;
+        private final boolean explicitPrefix;
         private final PrefixOwner instance;
         private final Connection data;
         private boolean claimed;
@@ -290,7 +302,10 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
             this.progressTable = sink.progressTable;
             this.applicationName = prefix + ":" + subtask;
             this.instance = PrefixOwner.of(context).orElse(null);
-            Connection connection = config.open(applicationName);
+            this.sessionTag = "@" + (instance == null ? "-" : PrefixOwner.tag(instance));
+            this.jobName = context.jobName();
+            this.explicitPrefix = sink.transactionIdPrefix != null;
+            Connection connection = config.open(applicationName + sessionTag);
             try {
                 checkPreparedTransactionsEnabled(connection);
                 TableCheck.check(connection, config, table);
@@ -302,11 +317,12 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                         List.of("SELECT", "INSERT", "DELETE"),
                         "the two-phase-commit sink");
                 connection.setAutoCommit(false);
-                if (instance != null) {
-                    // Before any commit, rollback or progress row: refuse a prefix another job
-                    // instance claimed. The claim itself waits for recoverOwned's checks.
-                    claimPrefix(connection, false);
-                } else {
+                // Before any commit, rollback or progress row: refuse a prefix another job instance
+                // claimed. The claim itself waits for recoverOwned's checks; a job without an
+                // instance id checks too (it would roll back the owner's prepared transactions),
+                // but claims nothing.
+                claimPrefix(connection, false);
+                if (instance == null) {
                     LOG.debug(
                             "sink '{}': the job has no instance id (no checkpoint directory);"
                                     + " prefix {} is not claimed",
@@ -330,10 +346,12 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
 
         /**
          * Refuses if another job instance claimed the prefix (two jobs with the same job and sink
-         * names share the default prefix); then, if {@code write}, claims it for this one. One
-         * transaction under an advisory lock on the prefix, so of two jobs that claim at once one
-         * wins and the other refuses. The claim is a row of the progress table (see the class
-         * javadoc). Leaves {@code connection}'s autocommit mode as it found it.
+         * names share the default prefix), unless that instance is provably not running (see {@link
+         * #runningEvidence}); then, if {@code write}, claims it for this one ({@code write} only
+         * with an instance). One transaction under an advisory lock on the prefix, so of two jobs
+         * that claim at once one wins and the other refuses. The claim is a row of the progress
+         * table (see the class javadoc). Leaves {@code connection}'s autocommit mode as it found
+         * it.
          */
         private void claimPrefix(Connection connection, boolean write) throws SQLException {
             boolean autoCommit = connection.getAutoCommit();
@@ -360,27 +378,32 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                         }
                     }
                 }
-                String mine = instance.encode(prefix);
+                String mine = instance == null ? null : instance.encode(prefix);
                 for (String row : rows) {
                     PrefixOwner owner = PrefixOwner.decode(prefix, row).orElse(null);
-                    if (owner == null || owner.instanceId().equals(instance.instanceId())) {
+                    if (owner == null
+                            || (instance != null
+                                    && owner.instanceId().equals(instance.instanceId()))) {
                         continue;
                     }
-                    if (!owner.isGoneFrom(instance.host())) {
-                        throw new UnrecoverableException(
-                                sharedPrefix(
-                                        owner,
-                                        write
-                                                ? "was claimed at the same time by"
-                                                : "is claimed by"));
+                    String how = write ? "was claimed at the same time by" : "is claimed by";
+                    String host = instance != null ? instance.host() : PrefixOwner.thisHost();
+                    if (!owner.isGoneFrom(host)) {
+                        throw new UnrecoverableException(sharedPrefix(owner, how, ""));
                     }
-                    if (write) {
-                        // Its directory was deleted (or started over): that job can never run
-                        // again.
+                    String running = runningEvidence(connection);
+                    if (!running.isEmpty()) {
+                        throw new UnrecoverableException(sharedPrefix(owner, how, running));
+                    }
+                    if (write || instance == null) {
+                        // Its directory was deleted (or started over) and nothing of it runs: that
+                        // job can never run again.
                         LOG.warn(
-                                "sink '{}': takes over transaction id prefix {} from {}, whose"
-                                        + " checkpoint directory no longer holds it",
+                                "sink '{}': {} transaction id prefix {} from {}, whose checkpoint"
+                                        + " directory no longer holds it and which has no session"
+                                        + " and no prepared transaction",
                                 sinkName,
+                                instance != null ? "takes over" : "ignores the claim on",
                                 prefix,
                                 owner.describe());
                     }
@@ -422,6 +445,58 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
             }
         }
 
+        /**
+         * Why a claim's owner may still run although its directory looks gone (two containers with
+         * the same host name and their own volumes see different directories under one path): a
+         * session of the prefix other than this writer's and its job instance's (the writer sets
+         * application_name to {@code <prefix>:<subtask>...}), or a prepared transaction of the
+         * prefix; "" if there is neither. A running job of the prefix has its sessions open; a job
+         * that ended cleanly has neither.
+         */
+        private String runningEvidence(Connection connection) throws SQLException {
+            String start = prefix + ":";
+            start = start.length() > 63 ? start.substring(0, 63) : start; // as PostgreSQL cuts it
+            List<String> sessions = new ArrayList<>();
+            try (PreparedStatement select =
+                    connection.prepareStatement(
+                            "SELECT application_name FROM pg_stat_activity WHERE pid <>"
+                                    + " pg_backend_pid() AND datname = current_database() AND"
+                                    + " starts_with(application_name, ?) ORDER BY"
+                                    + " application_name")) {
+                select.setString(1, start);
+                try (ResultSet rs = select.executeQuery()) {
+                    while (rs.next()) {
+                        String name = rs.getString(1);
+                        if (instance == null || !name.endsWith(sessionTag)) {
+                            sessions.add(name);
+                        }
+                    }
+                }
+            }
+            List<String> prepared = preparedTransactions(connection, prefix);
+            if (sessions.isEmpty() && prepared.isEmpty()) {
+                return "";
+            }
+            return " Its checkpoint directory on this host no longer holds it, but "
+                    + (sessions.isEmpty()
+                            ? ""
+                            : sessions.size()
+                                    + " session(s) of the prefix are connected (application_name "
+                                    + sessions.get(0)
+                                    + (sessions.size() > 1 ? ", ..." : "")
+                                    + ")"
+                                    + (prepared.isEmpty() ? "" : " and "))
+                    + (prepared.isEmpty()
+                            ? ""
+                            : prepared.size()
+                                    + " prepared transaction(s) of the prefix wait ("
+                                    + prepared.get(0)
+                                    + (prepared.size() > 1 ? ", ..." : "")
+                                    + ")")
+                    + ", so it may still run (for example in a container with the same host name"
+                    + " and a volume of its own at that path).";
+        }
+
         /** Claims the prefix on the control connection, unless claimed or without an instance. */
         private void claimPrefixIfUnclaimed() throws SQLException {
             if (instance != null && !claimed) {
@@ -434,8 +509,12 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
             }
         }
 
-        /** The refusal when {@code other}, another job instance, claimed this sink's prefix. */
-        private String sharedPrefix(PrefixOwner other, String how) {
+        /**
+         * The refusal when {@code other}, another job instance, claimed this sink's prefix; {@code
+         * evidence} (a sentence, or "") says why it counts as running.
+         */
+        private String sharedPrefix(PrefixOwner other, String how, String evidence) {
+            boolean sameJob = other.job().equals(jobName);
             return "sink '"
                     + sinkName
                     + "' refuses to run: its transaction id prefix '"
@@ -446,23 +525,42 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                     + how
                     + " another job: "
                     + other.describe()
-                    + ". This job is "
-                    + instance.describe()
-                    + ". Jobs that share a prefix commit and roll back each other's prepared"
+                    + "."
+                    + evidence
+                    + (instance != null
+                            ? " This job is " + instance.describe() + "."
+                            : " This job, '"
+                                    + jobName
+                                    + "', has no instance id (checkpointing is off or has no"
+                                    + " checkpoint directory), so it cannot own the prefix.")
+                    + " Jobs that share a prefix commit and roll back each other's prepared"
                     + " transactions (losing or duplicating output) and mix their rows in "
                     + progressTable
-                    + "; this job committed and rolled back none of the other's. Jobs with the"
-                    + " same job and sink names share the default prefix weir:<job>:<sink>. If"
-                    + " both jobs are meant to run, give each sink a prefix of its own:"
+                    + "; this job committed and rolled back none of the other's."
+                    + (explicitPrefix
+                            ? " The prefix was set with transactionIdPrefix."
+                            : " Jobs with the same job and sink names share the default prefix"
+                                    + " weir:<job>:<sink>.")
+                    + " If both jobs are meant to run, give each sink a prefix of its own:"
                     + " PostgresTwoPhaseCommitSink.transactionIdPrefix(\""
                     + prefix
-                    + ":<deployment>\"), unique on the database. If this is the same job moved,"
-                    + " start it on its checkpoint directory "
-                    + other.directory()
-                    + " (a job's identity is its checkpoint directory). If the other job is gone"
-                    + " for good and this one replaces it (its prepared transactions that no"
-                    + " checkpoint of this job names are then rolled back), release its claim and"
-                    + " start again: "
+                    + ":<deployment>\"), unique on the database."
+                    + (!sameJob
+                            ? ""
+                            : instance != null
+                                    ? " If this is the same job moved, start it on its checkpoint"
+                                            + " directory "
+                                            + other.directory()
+                                            + " (a job's identity is its checkpoint directory)."
+                                    : " If this is the same job, enable checkpointing on its"
+                                            + " checkpoint directory "
+                                            + other.directory()
+                                            + " (Pipeline.checkpointing(CheckpointConfig"
+                                            + ".exactlyOnce(interval, directory))): a job's"
+                                            + " identity is its checkpoint directory.")
+                    + " If the other job is gone for good and this one replaces it (its prepared"
+                    + " transactions that no checkpoint of this job names are then rolled back),"
+                    + " release its claim and start again: "
                     + releaseStatement();
         }
 
@@ -801,7 +899,7 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
 
         private Connection control() throws SQLException {
             if (control == null) {
-                control = config.open(applicationName + ":commit");
+                control = config.open(applicationName + ":commit" + sessionTag);
                 control.setAutoCommit(true);
             }
             return control;

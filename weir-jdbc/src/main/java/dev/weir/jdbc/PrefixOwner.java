@@ -114,10 +114,12 @@ record PrefixOwner(String instanceId, String job, String directory, String host)
     }
 
     /**
-     * True if this owner is provably gone: it ran on {@code thisHost} and its checkpoint directory
-     * there no longer holds its instance id (deleted, or deleted and started over). A job that lost
-     * its directory cannot restart, so its claim protects nothing. False when in doubt (another
-     * host, a cut, relative or unreadable path).
+     * True if this owner looks gone: it ran on {@code thisHost} and its checkpoint directory there
+     * no longer holds its instance id (deleted, or deleted and started over). A job that lost its
+     * directory cannot restart, so its claim protects nothing. False when in doubt (another host, a
+     * cut, relative or unreadable path). Not proof on its own: two containers with the same host
+     * name and their own volumes (or a bind mount) see different directories under one path, so the
+     * writer also requires that no session and no prepared transaction of the prefix exists.
      */
     boolean isGoneFrom(String thisHost) {
         if (host.equals("?") || !host.equals(thisHost) || directory.endsWith("...")) {
@@ -132,6 +134,14 @@ record PrefixOwner(String instanceId, String job, String directory, String host)
         } catch (RuntimeException e) {
             return false;
         }
+    }
+
+    /**
+     * A short tag of {@code owner}'s instance id, which ends the application_name of its sessions.
+     */
+    static String tag(PrefixOwner owner) {
+        String id = owner.instanceId().replaceAll("[^A-Za-z0-9]", "");
+        return id.length() > 8 ? id.substring(0, 8) : id;
     }
 
     /** For people: job name, checkpoint directory, host and instance id in one phrase. */

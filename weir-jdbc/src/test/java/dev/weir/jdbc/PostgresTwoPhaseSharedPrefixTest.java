@@ -62,14 +62,24 @@ class PostgresTwoPhaseSharedPrefixTest {
 
     /** Numbers 1..N in 2 splits, rate-limited so that the job still runs when wanted. */
     Pipeline job(Path checkpoints, int sinkParallelism, String resume) {
+        return job(checkpoints, sinkParallelism, resume, 1_000);
+    }
+
+    /**
+     * The job at {@code rate} records per second; without checkpointing if {@code checkpoints} is
+     * null.
+     */
+    Pipeline job(Path checkpoints, int sinkParallelism, String resume, long rate) {
         Pipeline pipeline =
                 Pipeline.create(name)
                         .parallelism(2)
-                        .checkpointing(
-                                CheckpointConfig.exactlyOnce(Duration.ofMillis(50), checkpoints)
-                                        .withResume(resume))
                         .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ZERO));
-        pipeline.source("numbers", Sources.sequence(1, N, 2, 1_000))
+        if (checkpoints != null) {
+            pipeline.checkpointing(
+                    CheckpointConfig.exactlyOnce(Duration.ofMillis(50), checkpoints)
+                            .withResume(resume));
+        }
+        pipeline.source("numbers", Sources.sequence(1, N, 2, rate))
                 .map(n -> Long.toString(n))
                 .sink("out", sink())
                 .parallelism(sinkParallelism);
@@ -109,6 +119,98 @@ class PostgresTwoPhaseSharedPrefixTest {
         return claims.stream()
                 .map(row -> PrefixOwner.decode(prefix, row).orElseThrow().instanceId())
                 .findFirst();
+    }
+
+    /** Starts the job on {@code first}, slowly, and waits until it committed output. */
+    JobHandle startAndAwaitOutput(Path first) throws Exception {
+        JobHandle running = job(first, 2, "latest", 400).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (rows().isEmpty()) { // committed output (the progress table may not exist yet)
+            assertThat(running.isDone()).as("the first job still runs").isFalse();
+            assertThat(System.nanoTime()).as("first job committed").isLessThan(deadline);
+            LockSupport.parkNanos(20_000_000);
+        }
+        return running;
+    }
+
+    @Test
+    void aJobWithoutCheckpointingRefusesAPrefixAnotherJobClaimedAndRollsBackNothingOfIt()
+            throws Exception {
+        Path first = temp.resolve("first");
+        JobHandle running = startAndAwaitOutput(first);
+        String instance = CheckpointView.instanceId(first).orElseThrow();
+
+        // The same job, started without checkpointing: no instance id, so it claims nothing; it
+        // must still not roll back the running owner's prepared transactions.
+        JobHandle twin = job(null, 2, "latest", 400).start();
+        assertThatThrownBy(() -> twin.await(Duration.ofSeconds(60)))
+                .hasRootCauseInstanceOf(UnrecoverableException.class)
+                .rootCause()
+                .hasMessageContaining("transaction id prefix '" + prefix + "'")
+                .hasMessageContaining("is claimed by another job: job '" + name + "'")
+                .hasMessageContaining(first.toAbsolutePath().toString())
+                .hasMessageContaining("has no instance id")
+                .hasMessageContaining("PostgresTwoPhaseCommitSink.transactionIdPrefix(")
+                .hasMessageContaining("enable checkpointing on its checkpoint directory " + first)
+                .hasMessageContaining("share the default prefix");
+        assertThat(twin.restarts()).as("refused at once, not retried").isZero();
+        assertThat(running.isDone()).as("the twin ended while the first job ran").isFalse();
+
+        JobResult result = running.await(Duration.ofSeconds(120));
+        assertThat(result.restarts()).as("the twin disturbed none of the first job's").isZero();
+        assertEachNumberOnce();
+        assertThat(TestPostgres.prepared(server, prefix)).isEmpty();
+        assertThat(owner()).hasValue(instance);
+        // The owner restores its final checkpoint on its directory: nothing lost, nothing twice.
+        assertThat(job(first, 1, "latest").run().restarts()).isZero();
+        assertEachNumberOnce();
+    }
+
+    @Test
+    void aRunningOwnerWhoseDirectoryLooksGoneIsNotTakenOver() throws Exception {
+        Path first = temp.resolve("first");
+        Path second = temp.resolve("second");
+        JobHandle running = startAndAwaitOutput(first);
+        String instance = CheckpointView.instanceId(first).orElseThrow();
+        // As a twin in another container with the same host name and path sees it: the owner's
+        // directory does not hold its instance id.
+        Path idFile = first.resolve("_instance-id");
+        Path aside = temp.resolve("instance-id-aside");
+        Files.move(idFile, aside);
+        try {
+            PrefixOwner claimed =
+                    PrefixOwner.decode(
+                                    prefix,
+                                    TestPostgres.query(
+                                                    server,
+                                                    "SELECT transaction_prefix FROM"
+                                                            + " weir_2pc_progress WHERE subtask ="
+                                                            + " -1 AND starts_with("
+                                                            + "transaction_prefix, '"
+                                                            + prefix
+                                                            + "' || E'\\nowner\\n')")
+                                            .get(0))
+                            .orElseThrow();
+            assertThat(claimed.isGoneFrom(PrefixOwner.thisHost()))
+                    .as("the directory check alone is fooled")
+                    .isTrue();
+            JobHandle twin = job(second, 2, "latest", 400).start();
+            assertThatThrownBy(() -> twin.await(Duration.ofSeconds(60)))
+                    .hasRootCauseInstanceOf(UnrecoverableException.class)
+                    .rootCause()
+                    .hasMessageContaining("transaction id prefix '" + prefix + "'")
+                    .hasMessageContaining("session(s) of the prefix are connected")
+                    .hasMessageContaining("DELETE FROM weir_2pc_progress WHERE subtask = -1");
+            assertThat(twin.restarts()).as("refused at once, not retried").isZero();
+            assertThat(running.isDone()).as("the owner still runs").isFalse();
+        } finally {
+            Files.move(aside, idFile);
+        }
+        JobResult result = running.await(Duration.ofSeconds(120));
+        assertThat(result.restarts()).as("the twin disturbed none of the owner's").isZero();
+        assertEachNumberOnce();
+        assertThat(TestPostgres.prepared(server, prefix)).isEmpty();
+        assertThat(owner()).hasValue(instance);
     }
 
     @Test
@@ -209,43 +311,57 @@ class PostgresTwoPhaseSharedPrefixTest {
     /** A writer of job instance {@code id} whose checkpoint directory is {@code directory}. */
     TransactionalWriter<String, String> writer(String id, Path directory, long restored)
             throws Exception {
-        return sink().createTransactionalWriter(
-                        new SinkContext() {
-                            @Override
-                            public String jobName() {
-                                return name;
-                            }
+        return writer(sink(), name, id, directory, restored);
+    }
 
-                            @Override
-                            public String sinkName() {
-                                return "out";
-                            }
+    /**
+     * A writer of {@code sink} in job {@code jobName}, instance {@code id} ("" for none, then
+     * without a directory).
+     */
+    TransactionalWriter<String, String> writer(
+            PostgresTwoPhaseCommitSink<String> sink,
+            String jobName,
+            String id,
+            Path directory,
+            long restored)
+            throws Exception {
+        return sink.createTransactionalWriter(
+                new SinkContext() {
+                    @Override
+                    public String jobName() {
+                        return jobName;
+                    }
 
-                            @Override
-                            public int subtaskIndex() {
-                                return 0;
-                            }
+                    @Override
+                    public String sinkName() {
+                        return "out";
+                    }
 
-                            @Override
-                            public int parallelism() {
-                                return 1;
-                            }
+                    @Override
+                    public int subtaskIndex() {
+                        return 0;
+                    }
 
-                            @Override
-                            public long restoredCheckpointId() {
-                                return restored;
-                            }
+                    @Override
+                    public int parallelism() {
+                        return 1;
+                    }
 
-                            @Override
-                            public String jobInstanceId() {
-                                return id;
-                            }
+                    @Override
+                    public long restoredCheckpointId() {
+                        return restored;
+                    }
 
-                            @Override
-                            public Optional<Path> checkpointDirectory() {
-                                return Optional.of(directory);
-                            }
-                        });
+                    @Override
+                    public String jobInstanceId() {
+                        return id;
+                    }
+
+                    @Override
+                    public Optional<Path> checkpointDirectory() {
+                        return Optional.ofNullable(directory);
+                    }
+                });
     }
 
     /** A checkpoint directory that holds instance {@code id}, as the runner leaves it. */
@@ -284,6 +400,39 @@ class PostgresTwoPhaseSharedPrefixTest {
                 .isInstanceOf(UnrecoverableException.class)
                 .hasMessageContaining("is claimed by another job");
         assertThat(TestPostgres.prepared(server, prefix)).containsExactly(lingering);
+        // A job without an instance id claims nothing but refuses too, before touching anything.
+        assertThatThrownBy(() -> writer(sink(), name, "", null, -1).close())
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining("is claimed by another job")
+                .hasMessageContaining("has no instance id")
+                .hasMessageContaining("enable checkpointing on its checkpoint directory " + a)
+                .hasMessageContaining("share the default prefix");
+        // A prefix set by hand, by a job of another name: no talk of the default prefix or of
+        // moving the same job.
+        assertThatThrownBy(
+                        () ->
+                                writer(
+                                                sink().transactionIdPrefix(prefix),
+                                                "another",
+                                                "instance-b",
+                                                b,
+                                                -1)
+                                        .close())
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining("is claimed by another job")
+                .hasMessageContaining("The prefix was set with transactionIdPrefix")
+                .hasMessageNotContaining("share the default prefix")
+                .hasMessageNotContaining("start it on its checkpoint directory");
+        // The owner's directory looks gone, but its prepared transaction says it may run: no
+        // takeover.
+        Files.writeString(a.resolve("_instance-id"), "instance-elsewhere\n");
+        assertThatThrownBy(() -> writer("instance-b", b, -1).close())
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining("is claimed by another job")
+                .hasMessageContaining("1 prepared transaction(s) of the prefix wait (" + lingering);
+        Files.writeString(a.resolve("_instance-id"), "instance-a\n");
+        assertThat(TestPostgres.prepared(server, prefix)).containsExactly(lingering);
+        assertThat(owner()).hasValue("instance-a");
         // Its own restart rolls it back as before.
         try (TransactionalWriter<String, String> owner = writer("instance-a", a, -1)) {
             owner.recoverOwned(List.of(), 0, 1);

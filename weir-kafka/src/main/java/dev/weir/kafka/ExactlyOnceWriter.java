@@ -66,6 +66,7 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
 
     private final KafkaSink.Settings<T> settings;
     private final String sinkName;
+    private final String jobName;
     private final int subtask;
     private final long restoredCheckpointId;
     private final String prefix;
@@ -110,6 +111,7 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
         }
         this.settings = settings;
         this.sinkName = context.sinkName();
+        this.jobName = context.jobName();
         this.subtask = context.subtaskIndex();
         this.restoredCheckpointId = context.restoredCheckpointId();
         this.prefix = settings.prefix(context);
@@ -122,10 +124,11 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
             SinkChecks.requireTimeoutWithinBrokerMax(
                     cluster, settings.transactionTimeoutMs(), sinkName);
             this.progressGroup = cluster.progressGroupMetadata(prefix, subtask);
-            if (instance != null) {
-                // Before any commit or abort: refuse a prefix another job instance claimed.
-                requireNotClaimedByAnother("is claimed by");
-            } else {
+            // Before any commit or abort: refuse a prefix another job instance claimed. A job
+            // without an instance id checks too (it would abort the owner's transactions), but
+            // claims nothing.
+            requireNotClaimedByAnother("is claimed by");
+            if (instance == null) {
                 LOG.debug(
                         "sink '{}': the job has no instance id (no checkpoint directory); prefix {}"
                                 + " is not claimed",
@@ -393,26 +396,63 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
         }
     }
 
+    /**
+     * Refuses if another job instance claimed the prefix, unless that instance is provably not
+     * running: its checkpoint directory on this host no longer holds it ({@link
+     * JobInstance#isGoneFrom}) and no transaction of the prefix is unfinished on the cluster (a
+     * running exactly-once job has one open while records flow). The directory alone is no proof:
+     * two containers with the same host name and their own volumes see different directories under
+     * one path.
+     */
     private void requireNotClaimedByAnother(String how) {
         JobInstance owner = cluster.owner(prefix).orElse(null);
-        if (owner != null && !owner.instanceId().equals(instance.instanceId())) {
-            if (owner.isGoneFrom(instance.host())) {
-                // Its directory was deleted (or started over): that job can never run again.
-                LOG.warn(
-                        "sink '{}': takes over transactional id prefix {} from {}, whose checkpoint"
-                                + " directory no longer holds it",
-                        sinkName,
-                        prefix,
-                        owner.describe());
-                return;
-            }
-            throw new UnrecoverableException(sharedPrefix(owner, how, true));
+        if (owner == null || isThisInstance(owner)) {
+            return;
         }
+        if (!owner.isGoneFrom(instance != null ? instance.host() : JobInstance.hostName())) {
+            throw new UnrecoverableException(sharedPrefix(owner, how, true, ""));
+        }
+        List<TransactionListing> unfinished = cluster.unfinished(prefix);
+        if (!unfinished.isEmpty()) {
+            if (cluster.owner(prefix).map(this::isThisInstance).orElse(false)) {
+                return; // another subtask of this job took the claim over and began writing
+            }
+            throw new UnrecoverableException(
+                    sharedPrefix(
+                            owner,
+                            how,
+                            true,
+                            " Its checkpoint directory on this host no longer holds it, but "
+                                    + unfinished.size()
+                                    + " transaction(s) of the prefix are open on the cluster ("
+                                    + unfinished.get(0).transactionalId()
+                                    + (unfinished.size() > 1 ? ", ..." : "")
+                                    + "), so it may still run (for example in a container with"
+                                    + " the same host name and a volume of its own at that"
+                                    + " path)."));
+        }
+        // Its directory was deleted (or started over) and nothing of it runs: it can never run
+        // again.
+        LOG.warn(
+                "sink '{}': {} transactional id prefix {} from {}, whose checkpoint directory no"
+                        + " longer holds it and which has no open transaction",
+                sinkName,
+                instance != null ? "takes over" : "ignores the claim on",
+                prefix,
+                owner.describe());
     }
 
-    /** The refusal when {@code other}, another job instance, uses this sink's prefix. */
-    private String sharedPrefix(JobInstance other, String how, boolean byClaim) {
+    private boolean isThisInstance(JobInstance owner) {
+        return instance != null && owner.instanceId().equals(instance.instanceId());
+    }
+
+    /**
+     * The refusal when {@code other}, another job instance, uses this sink's prefix; {@code
+     * evidence} (a sentence, or "") says why it counts as running.
+     */
+    private String sharedPrefix(JobInstance other, String how, boolean byClaim, String evidence) {
         String group = KafkaTransactions.ownerGroup(prefix);
+        boolean sameJob = other.job().equals(jobName);
         return "sink '"
                 + sinkName
                 + "' refuses to run: its transactional id prefix '"
@@ -423,19 +463,39 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
                 + how
                 + " another job: "
                 + other.describe()
-                + ". This job is "
-                + instance.describe()
-                + ". Jobs that share a prefix fence each other's producers, abort each other's"
+                + "."
+                + evidence
+                + (instance != null
+                        ? " This job is " + instance.describe() + "."
+                        : " This job, '"
+                                + jobName
+                                + "', has no instance id (checkpointing is off or has no"
+                                + " checkpoint directory), so it cannot own the prefix.")
+                + " Jobs that share a prefix fence each other's producers, abort each other's"
                 + " pre-committed transactions (losing their output) and mix their progress"
-                + " groups; this job aborted and fenced none of the other's transactions. Jobs with the same"
-                + " job and sink names share the default prefix weir:<job>:<sink>. If both jobs"
-                + " are meant to run, give each sink a prefix of its own:"
+                + " groups; this job aborted and fenced none of the other's transactions."
+                + (settings.transactionalIdPrefix() == null
+                        ? " Jobs with the same job and sink names share the default prefix"
+                                + " weir:<job>:<sink>."
+                        : " The prefix was set with KafkaSink.transactionalIdPrefix.")
+                + " If both jobs are meant to run, give each sink a prefix of its own:"
                 + " KafkaSink.transactionalIdPrefix(\""
                 + prefix
-                + ":<deployment>\"), unique on the cluster. If this is the same job moved, start"
-                + " it on its checkpoint directory "
-                + other.directory()
-                + " (a job's identity is its checkpoint directory). "
+                + ":<deployment>\"), unique on the cluster."
+                + (!sameJob
+                        ? ""
+                        : instance != null
+                                ? " If this is the same job moved, start it on its checkpoint"
+                                        + " directory "
+                                        + other.directory()
+                                        + " (a job's identity is its checkpoint directory)."
+                                : " If this is the same job, enable checkpointing on its"
+                                        + " checkpoint directory "
+                                        + other.directory()
+                                        + " (Pipeline.checkpointing(CheckpointConfig.exactlyOnce("
+                                        + "interval, directory))): a job's identity is its"
+                                        + " checkpoint directory.")
+                + " "
                 + (byClaim
                         ? "If the other job is gone for good and this one replaces it (for example"
                                 + " continues it from its savepoint on a new checkpoint"
@@ -467,7 +527,8 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
                             + " (group '"
                             + KafkaTransactions.progressGroup(prefix, j)
                             + "') of",
-                    false);
+                    false,
+                    "");
         }
         String restored =
                 restoredCheckpointId == 0

@@ -41,7 +41,7 @@ public record JobInstance(String instanceId, String job, String directory, Strin
      * This host's name, looked up once per JVM (a slow resolver costs one look-up, not one per
      * writer).
      */
-    private static String hostName() {
+    static String hostName() {
         return Host.NAME;
     }
 
@@ -111,10 +111,13 @@ public record JobInstance(String instanceId, String job, String directory, Strin
     }
 
     /**
-     * True if this instance, as a claim recorded it, is provably gone: it ran on {@code thisHost}
-     * and its checkpoint directory there no longer exists or now belongs to another instance
-     * (deleted, or deleted and started over). A job that lost its directory cannot restart, so its
-     * claim protects nothing. False when in doubt (another host, a cut or unreadable path).
+     * True if this instance, as a claim recorded it, looks gone: it ran on {@code thisHost} and its
+     * checkpoint directory there no longer exists or now belongs to another instance (deleted, or
+     * deleted and started over). A job that lost its directory cannot restart, so its claim
+     * protects nothing. False when in doubt (another host, a cut or unreadable path). Not proof on
+     * its own: two containers with the same host name and their own volumes (or a bind mount) see
+     * different directories under one path, so the writer also requires that no transaction of the
+     * prefix is open on the cluster before it takes the claim over.
      *
      * @param thisHost the host name of the job asking
      * @return true if the claim may be taken over

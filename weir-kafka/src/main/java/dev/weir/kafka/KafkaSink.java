@@ -51,7 +51,11 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * --group '<prefix>:owner'}) if the first job is gone for good (for example when continuing it from
  * a savepoint on a new checkpoint directory). Progress offsets also name the job instance that
  * committed them, so output of another job is never taken for a lost checkpoint of this one.
- * Without a checkpoint directory (checkpointing off, the Flink runner) nothing is claimed.
+ * Without a checkpoint directory (checkpointing off, the Flink runner) nothing is claimed, but the
+ * writers still refuse a prefix another job claimed, before they abort anything. A claim is taken
+ * over (with a warning) only when its owner provably does not run: it ran on this host, its
+ * checkpoint directory there no longer holds it, and no transaction of the prefix is open on the
+ * cluster.
  *
  * <p>Each transaction also commits its checkpoint id as the offset of a consumer group {@code
  * <prefix>:<subtask>} ({@link KafkaTransactions}): a restarted job that finds output committed for

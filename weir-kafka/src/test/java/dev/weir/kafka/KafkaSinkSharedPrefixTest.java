@@ -37,14 +37,30 @@ class KafkaSinkSharedPrefixTest {
 
     private static Pipeline job(
             String name, Path checkpoints, String topic, int parallelism, String resume) {
+        return job(name, checkpoints, topic, parallelism, resume, 1_500);
+    }
+
+    /**
+     * The job at {@code rate} records per second; without checkpointing if {@code checkpoints} is
+     * null.
+     */
+    private static Pipeline job(
+            String name,
+            Path checkpoints,
+            String topic,
+            int parallelism,
+            String resume,
+            long rate) {
         Pipeline pipeline =
                 Pipeline.create(name)
                         .parallelism(parallelism)
-                        .checkpointing(
-                                CheckpointConfig.exactlyOnce(Duration.ofMillis(50), checkpoints)
-                                        .withResume(resume))
                         .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ZERO));
-        pipeline.source("numbers", Sources.sequence(1, N, 2, 1_500))
+        if (checkpoints != null) {
+            pipeline.checkpointing(
+                    CheckpointConfig.exactlyOnce(Duration.ofMillis(50), checkpoints)
+                            .withResume(resume));
+        }
+        pipeline.source("numbers", Sources.sequence(1, N, 2, rate))
                 .map(n -> Long.toString(n))
                 .sink("out", KafkaSink.to(TestKafka.bootstrap(), topic, KafkaSerializer.strings()));
         return pipeline;
@@ -162,6 +178,120 @@ class KafkaSinkSharedPrefixTest {
             List<String> committed = TestKafka.readCommitted(topic);
             assertThat(committed).hasSize(2 * N);
             assertThat(new java.util.HashSet<>(committed)).hasSize(N);
+        }
+    }
+
+    /** Starts the job on {@code first} and waits until it committed output. */
+    private static JobHandle startAndAwaitOutput(
+            String name, Path first, String topic, String prefix, KafkaTransactions cluster)
+            throws Exception {
+        JobHandle running = job(name, first, topic, 2, "latest", 400).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (cluster.committedCheckpoints(prefix).isEmpty()) {
+            assertThat(running.isDone()).as("the first job still runs").isFalse();
+            assertThat(System.nanoTime()).as("first job committed").isLessThan(deadline);
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000_000);
+        }
+        return running;
+    }
+
+    @Test
+    void aJobWithoutCheckpointingRefusesAPrefixAnotherJobClaimedAndAbortsNothingOfIt()
+            throws Exception {
+        String topic = TestKafka.newTopic("no-checkpoints", 2);
+        String name = "no-checkpoints-" + topic;
+        String prefix = KafkaSink.defaultPrefix(name, "out");
+        Path first = temp.resolve("first");
+        try (KafkaTransactions cluster =
+                KafkaTransactions.connect(TestKafka.bootstrap(), Map.of())) {
+            JobHandle running = startAndAwaitOutput(name, first, topic, prefix, cluster);
+
+            // The same job, started without checkpointing: no instance id, so it claims nothing;
+            // it must still not abort the running owner's transactions.
+            JobHandle twin = job(name, null, topic, 2, "latest", 400).start();
+            assertThatThrownBy(() -> twin.await(Duration.ofSeconds(60)))
+                    .hasRootCauseInstanceOf(UnrecoverableException.class)
+                    .rootCause()
+                    .hasMessageContaining("prefix '" + prefix + "'")
+                    .hasMessageContaining(first.toAbsolutePath().toString())
+                    .hasMessageContaining("has no instance id")
+                    .hasMessageContaining("KafkaSink.transactionalIdPrefix(")
+                    .hasMessageContaining("enable checkpointing on its checkpoint directory")
+                    .hasMessageContaining("share the default prefix");
+            assertThat(twin.restarts()).as("refused at once, not retried").isZero();
+            // A job of another name given the same prefix by hand: no talk of the default prefix
+            // or of moving the same job.
+            Pipeline other =
+                    Pipeline.create("other-" + name)
+                            .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ZERO))
+                            .checkpointing(
+                                    CheckpointConfig.exactlyOnce(
+                                            Duration.ofMillis(50), temp.resolve("other")));
+            other.source("numbers", Sources.sequence(1, N, 2, 400))
+                    .map(n -> Long.toString(n))
+                    .sink(
+                            "out",
+                            KafkaSink.to(TestKafka.bootstrap(), topic, KafkaSerializer.strings())
+                                    .transactionalIdPrefix(prefix));
+            JobHandle otherJob = other.start();
+            assertThatThrownBy(() -> otherJob.await(Duration.ofSeconds(60)))
+                    .hasRootCauseInstanceOf(UnrecoverableException.class)
+                    .rootCause()
+                    .hasMessageContaining("prefix '" + prefix + "'")
+                    .hasMessageContaining("The prefix was set with KafkaSink.transactionalIdPrefix")
+                    .hasMessageNotContaining("share the default prefix")
+                    .hasMessageNotContaining("start it on its checkpoint directory");
+            assertThat(otherJob.restarts()).isZero();
+            assertThat(running.isDone()).as("the twins ended while the first job ran").isFalse();
+
+            JobResult result = running.await(Duration.ofSeconds(120));
+            assertThat(result.restarts()).as("the twins aborted none of the first job's").isZero();
+            assertEachNumberOnce(TestKafka.readCommitted(topic));
+            assertThat(cluster.open(prefix)).isEmpty();
+            // And the owner restores its final checkpoint on its directory: nothing lost, nothing
+            // twice.
+            assertThat(job(name, first, topic, 1).run().restarts()).isZero();
+            assertEachNumberOnce(TestKafka.readCommitted(topic));
+        }
+    }
+
+    @Test
+    void aRunningOwnerWhoseDirectoryLooksGoneIsNotTakenOver() throws Exception {
+        String topic = TestKafka.newTopic("looks-gone", 2);
+        String name = "looks-gone-" + topic;
+        String prefix = KafkaSink.defaultPrefix(name, "out");
+        Path first = temp.resolve("first");
+        Path second = temp.resolve("second");
+        try (KafkaTransactions cluster =
+                KafkaTransactions.connect(TestKafka.bootstrap(), Map.of())) {
+            JobHandle running = startAndAwaitOutput(name, first, topic, prefix, cluster);
+            String instance = CheckpointView.instanceId(first).orElseThrow();
+            // As a twin in another container with the same host name and path sees it: the
+            // owner's directory does not hold its instance id.
+            Path idFile = first.resolve("_instance-id");
+            Path aside = temp.resolve("instance-id-aside");
+            java.nio.file.Files.move(idFile, aside);
+            try {
+                assertThat(cluster.owner(prefix).orElseThrow().isGoneFrom(JobInstance.hostName()))
+                        .as("the directory check alone is fooled")
+                        .isTrue();
+                JobHandle twin = job(name, second, topic, 2, "latest", 400).start();
+                assertThatThrownBy(() -> twin.await(Duration.ofSeconds(60)))
+                        .hasRootCauseInstanceOf(UnrecoverableException.class)
+                        .rootCause()
+                        .hasMessageContaining("prefix '" + prefix + "'")
+                        .hasMessageContaining("open on the cluster")
+                        .hasMessageContaining("--delete --group '" + prefix + ":owner'");
+                assertThat(twin.restarts()).as("refused at once, not retried").isZero();
+                assertThat(running.isDone()).as("the owner still runs").isFalse();
+            } finally {
+                java.nio.file.Files.move(aside, idFile);
+            }
+            JobResult result = running.await(Duration.ofSeconds(120));
+            assertThat(result.restarts()).as("the twin fenced none of the owner's").isZero();
+            assertEachNumberOnce(TestKafka.readCommitted(topic));
+            assertThat(cluster.owner(prefix))
+                    .hasValueSatisfying(o -> assertThat(o.instanceId()).isEqualTo(instance));
         }
     }
 
