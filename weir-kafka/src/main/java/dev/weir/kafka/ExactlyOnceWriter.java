@@ -397,49 +397,23 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
     }
 
     /**
-     * Refuses if another job instance claimed the prefix, unless that instance is provably not
-     * running: its checkpoint directory on this host no longer holds it ({@link
-     * JobInstance#isGoneFrom}) and no transaction of the prefix is unfinished on the cluster (a
-     * running exactly-once job has one open while records flow). The directory alone is no proof:
-     * two containers with the same host name and their own volumes see different directories under
-     * one path.
+     * Refuses if another job instance claimed the prefix. Never taken over automatically: nothing
+     * on the cluster proves that the owner is not running (an idle owner has no open transaction,
+     * and two containers with the same host name and their own volumes see different directories
+     * under one path), so a job started over after its directory was deleted is told to release the
+     * old claim by hand.
      */
     private void requireNotClaimedByAnother(String how) {
         JobInstance owner = cluster.owner(prefix).orElse(null);
         if (owner == null || isThisInstance(owner)) {
             return;
         }
-        if (!owner.isGoneFrom(instance != null ? instance.host() : JobInstance.hostName())) {
-            throw new UnrecoverableException(sharedPrefix(owner, how, true, ""));
-        }
-        List<TransactionListing> unfinished = cluster.unfinished(prefix);
-        if (!unfinished.isEmpty()) {
-            if (cluster.owner(prefix).map(this::isThisInstance).orElse(false)) {
-                return; // another subtask of this job took the claim over and began writing
-            }
-            throw new UnrecoverableException(
-                    sharedPrefix(
-                            owner,
-                            how,
-                            true,
-                            " Its checkpoint directory on this host no longer holds it, but "
-                                    + unfinished.size()
-                                    + " transaction(s) of the prefix are open on the cluster ("
-                                    + unfinished.get(0).transactionalId()
-                                    + (unfinished.size() > 1 ? ", ..." : "")
-                                    + "), so it may still run (for example in a container with"
-                                    + " the same host name and a volume of its own at that"
-                                    + " path)."));
-        }
-        // Its directory was deleted (or started over) and nothing of it runs: it can never run
-        // again.
-        LOG.warn(
-                "sink '{}': {} transactional id prefix {} from {}, whose checkpoint directory no"
-                        + " longer holds it and which has no open transaction",
-                sinkName,
-                instance != null ? "takes over" : "ignores the claim on",
-                prefix,
-                owner.describe());
+        String gone =
+                owner.isGoneFrom(instance != null ? instance.host() : JobInstance.hostName())
+                        ? " Its checkpoint directory on this host no longer holds it: if that job"
+                                + " was deleted to start over, release its claim as below."
+                        : "";
+        throw new UnrecoverableException(sharedPrefix(owner, how, true, gone));
     }
 
     private boolean isThisInstance(JobInstance owner) {

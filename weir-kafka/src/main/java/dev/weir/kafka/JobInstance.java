@@ -114,13 +114,13 @@ public record JobInstance(String instanceId, String job, String directory, Strin
      * True if this instance, as a claim recorded it, looks gone: it ran on {@code thisHost} and its
      * checkpoint directory there no longer exists or now belongs to another instance (deleted, or
      * deleted and started over). A job that lost its directory cannot restart, so its claim
-     * protects nothing. False when in doubt (another host, a cut or unreadable path). Not proof on
-     * its own: two containers with the same host name and their own volumes (or a bind mount) see
-     * different directories under one path, so the writer also requires that no transaction of the
-     * prefix is open on the cluster before it takes the claim over.
+     * protects nothing. False when in doubt (another host, a cut or unreadable path). Not proof:
+     * two containers with the same host name and their own volumes (or a bind mount) see different
+     * directories under one path, so the sink only says so in its refusal and never takes the claim
+     * over by itself.
      *
      * @param thisHost the host name of the job asking
-     * @return true if the claim may be taken over
+     * @return true if the owner's directory on this host no longer holds it
      */
     boolean isGoneFrom(String thisHost) {
         if (host.equals("?") || !host.equals(thisHost) || directory.endsWith("...")) {

@@ -351,24 +351,6 @@ public final class KafkaTransactions implements AutoCloseable {
         return listed(prefix, List.of(TransactionState.ONGOING));
     }
 
-    /**
-     * The transactions of {@code prefix} that have not ended: open ({@code Ongoing}) or ending
-     * ({@code PrepareCommit}, {@code PrepareAbort}). A running exactly-once job of the prefix has
-     * at least one while records flow; a job that ended cleanly leaves none.
-     *
-     * @param prefix the sink's transactional id prefix
-     * @return the unfinished transactions, sorted by transactional id
-     * @throws KafkaException if the cluster cannot be reached
-     */
-    public List<TransactionListing> unfinished(String prefix) {
-        return listed(
-                prefix,
-                List.of(
-                        TransactionState.ONGOING,
-                        TransactionState.PREPARE_COMMIT,
-                        TransactionState.PREPARE_ABORT));
-    }
-
     private List<TransactionListing> listed(String prefix, List<TransactionState> states) {
         Collection<TransactionListing> listed;
         try {

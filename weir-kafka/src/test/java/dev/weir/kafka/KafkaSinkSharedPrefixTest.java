@@ -153,7 +153,7 @@ class KafkaSinkSharedPrefixTest {
     }
 
     @Test
-    void aJobStartedOverAfterItsCheckpointDirectoryWasDeletedTakesOverItsOwnClaim()
+    void aJobStartedOverAfterItsCheckpointDirectoryWasDeletedIsToldToReleaseTheOldClaim()
             throws Exception {
         String topic = TestKafka.newTopic("started-over", 2);
         String name = "started-over-" + topic;
@@ -166,6 +166,20 @@ class KafkaSinkSharedPrefixTest {
 
             // The user deletes the directory to start over, fresh by request (the old output
             // stays theirs).
+            deleteTree(checkpoints);
+            // Nothing on the cluster proves the old job is not running elsewhere: refused, with
+            // the command that releases the claim.
+            assertThatThrownBy(() -> job(name, checkpoints, topic, 2, "none").run())
+                    .hasRootCauseInstanceOf(UnrecoverableException.class)
+                    .rootCause()
+                    .hasMessageContaining("no longer holds it")
+                    .hasMessageContaining("--delete --group '" + prefix + ":owner'");
+            assertThat(cluster.open(prefix)).as("the refused run aborted nothing").isEmpty();
+            try (Admin admin = TestKafka.admin(TestKafka.bootstrap())) {
+                admin.deleteConsumerGroups(List.of(KafkaTransactions.ownerGroup(prefix)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
+            }
             deleteTree(checkpoints);
             JobResult again = job(name, checkpoints, topic, 2, "none").run();
             assertThat(again.restarts()).isZero();
@@ -280,7 +294,8 @@ class KafkaSinkSharedPrefixTest {
                         .hasRootCauseInstanceOf(UnrecoverableException.class)
                         .rootCause()
                         .hasMessageContaining("prefix '" + prefix + "'")
-                        .hasMessageContaining("open on the cluster")
+                        .hasMessageContaining("is claimed by")
+                        .hasMessageContaining("no longer holds it")
                         .hasMessageContaining("--delete --group '" + prefix + ":owner'");
                 assertThat(twin.restarts()).as("refused at once, not retried").isZero();
                 assertThat(running.isDone()).as("the owner still runs").isFalse();
