@@ -836,6 +836,15 @@ public final class Verifier {
     }
 
     /**
+     * The pace of a seeded bug's round: the run's, but slow enough that its input lasts at least 2
+     * s. Its kill (the 6th pre-commit, the 4th commit) must land while records still flow: a
+     * transaction that holds no record exposes no bug, and 2 s are 40 checkpoint intervals.
+     */
+    private long seededBugRate() {
+        return Math.max(1, Math.min(options.rate(), options.records() / 2));
+    }
+
+    /**
      * A random kill's delay: 100 ms, plus up to the time a run takes at its pace (roughly: records
      * over rate, stretched by the longest split) and 350 ms for the JVM to start, so random kills
      * spread over the whole run.
@@ -994,7 +1003,7 @@ public final class Verifier {
         command.add(Long.toString(options.records()));
         command.add(Integer.toString(options.keys()));
         command.add(Long.toString(options.seed()));
-        command.add(Long.toString(options.rate()));
+        command.add(Long.toString(bug == null ? options.rate() : seededBugRate()));
         if (jdbcUrl != null) {
             command.add("jdbc=" + jdbcUrl);
         }

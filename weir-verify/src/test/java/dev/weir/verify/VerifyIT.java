@@ -121,9 +121,6 @@ class VerifyIT {
         if (kills == 4) {
             assertThat(report.brokerRestarts()).as("broker restarts").isEqualTo(1);
         }
-        if (kills == 4) {
-            assertThat(report.brokerRestarts()).as("broker restarts").isEqualTo(1);
-        }
         assertThat(report.bugs()).isEqualTo(seededBugs.size());
         assertThat(report.bugsCaught()).as(log).isEqualTo(report.bugs());
         assertThat(report.passed()).isTrue();

@@ -92,12 +92,13 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator, CommitT
     public byte[] snapshotOperatorState(long checkpointId) throws Exception {
         FaultPoints.reach(FaultPoint.SINK_BEFORE_PRECOMMIT);
         Object committable = writer.prepareCommit(checkpointId);
-        FaultPoints.reach(FaultPoint.SINK_AFTER_PRECOMMIT);
         if (committable != null && SeededBugs.COMMIT_BEFORE_COMPLETE) {
+            // Before the fault point: a crash there has already committed this transaction.
             writer.commit(committable);
         } else if (committable != null) {
             pending.put(checkpointId, committable);
         }
+        FaultPoints.reach(FaultPoint.SINK_AFTER_PRECOMMIT);
         ByteArrayDataOutput out = new ByteArrayDataOutput(256);
         out.writeInt(pending.size());
         for (Map.Entry<Long, Object> entry : pending.entrySet()) {
