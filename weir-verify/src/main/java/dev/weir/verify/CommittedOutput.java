@@ -1,10 +1,10 @@
 package dev.weir.verify;
 
-import dev.weir.api.Pipeline;
 import dev.weir.api.codec.Codecs;
-import dev.weir.api.sink.CollectSink;
-import dev.weir.api.sink.Sinks;
-import dev.weir.api.source.Sources;
+import dev.weir.api.log.DurableLog;
+import dev.weir.api.log.LogOptions;
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,6 +23,9 @@ import java.util.stream.Stream;
 
 /** Reads what a sink committed, as any reader of that system would, and what it left pending. */
 final class CommittedOutput {
+    /** The log sink's topic. */
+    private static final String TOPIC = "updates";
+
     private CommittedOutput() {}
 
     /**
@@ -71,16 +74,51 @@ final class CommittedOutput {
         }
     }
 
-    /** The committed records of the log topic, through a read-committed Weir job. */
-    static List<String> logLines(Path log) throws InterruptedException {
+    /**
+     * The committed records of the log topic: partition after partition, each in offset order, so
+     * two reads of the same log give the same list (a job reading the partitions side by side
+     * interleaves them by timing).
+     */
+    static List<String> logLines(Path log) throws IOException {
         if (!Files.isDirectory(log)) {
             return List.of();
         }
-        Pipeline reader = Pipeline.create("verify-reader");
-        CollectSink<String> sink = Sinks.collect();
-        reader.source("log", Sources.log(log, "updates", Codecs.STRING)).sink("collect", sink);
-        reader.run();
-        return sink.results();
+        List<String> lines = new ArrayList<>();
+        IOException[] failure = {null};
+        try (DurableLog reader = DurableLog.openReadOnly(log, LogOptions.defaults())) {
+            if (!reader.hasTopic(TOPIC)) {
+                return List.of();
+            }
+            for (int partition = 0; partition < reader.partitions(TOPIC); partition++) {
+                long next = reader.startOffset(TOPIC, partition);
+                for (long after;
+                        (after =
+                                        reader.scan(
+                                                TOPIC,
+                                                partition,
+                                                next,
+                                                4096,
+                                                (offset, buffer, at, length) -> {
+                                                    try {
+                                                        lines.add(
+                                                                Codecs.STRING.decode(
+                                                                        new DataInputStream(
+                                                                                new ByteArrayInputStream(
+                                                                                        buffer, at,
+                                                                                        length))));
+                                                    } catch (IOException e) {
+                                                        failure[0] = e;
+                                                    }
+                                                }))
+                                > next; ) {
+                    next = after;
+                }
+            }
+        }
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+        return lines;
     }
 
     /** Staged transactions of the log sink not yet committed or aborted. */

@@ -882,7 +882,8 @@ public final class Verifier {
                     + before.size()
                     + " lines before, "
                     + after.size()
-                    + " after";
+                    + " after"
+                    + firstDifference(before, after);
         }
         return null;
     }
@@ -927,6 +928,25 @@ public final class Verifier {
             }
             default -> {}
         }
+    }
+
+    /** Where two committed outputs first differ, for a finding: {@code "; line N was X, is Y"}. */
+    static String firstDifference(List<String> before, List<String> after) {
+        int n = Math.min(before.size(), after.size());
+        for (int i = 0; i < n; i++) {
+            if (!before.get(i).equals(after.get(i))) {
+                return "; line "
+                        + (i + 1)
+                        + " was '"
+                        + before.get(i)
+                        + "', is '"
+                        + after.get(i)
+                        + "'";
+            }
+        }
+        return before.size() > n
+                ? "; line " + (n + 1) + " '" + before.get(n) + "' is gone"
+                : after.size() > n ? "; line " + (n + 1) + " '" + after.get(n) + "' is new" : "";
     }
 
     private List<String> committed(Path work) throws Exception {
