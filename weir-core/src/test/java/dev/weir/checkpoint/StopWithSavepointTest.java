@@ -85,4 +85,48 @@ class StopWithSavepointTest {
         assertThat(new HashSet<>(all)).hasSize((int) N);
         assertThat(leftovers(".")).isEmpty();
     }
+
+    static final java.util.concurrent.atomic.AtomicLong SLOW_SEEN =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * A slow function chained into the source (10 ms a record) does not hold a stop back for a
+     * whole batch: polls shrink after a slow one, so the savepoint's barrier passes after a few
+     * records. Counted in records, not time: without the shrinking the first poll alone is 64
+     * records and every later one up to 1,024.
+     */
+    @org.junit.jupiter.api.Test
+    void aSlowFunctionInTheSourcesChainLetsTheStopThroughAfterAFewRecords() throws Exception {
+        SLOW_SEEN.set(0);
+        Pipeline pipeline =
+                Pipeline.create("slow-chain")
+                        .parallelism(1)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                                Duration.ofHours(1), dir.resolve("chk2"))
+                                        .withResume("none"));
+        pipeline.source("numbers", Sources.sequence(1, 100_000, 1, 0))
+                .map(
+                        n -> {
+                            SLOW_SEEN.incrementAndGet();
+                            Thread.sleep(10);
+                            return Long.toString(n);
+                        })
+                .sink("out", FileSink.<String>to(dir.resolve("slow-out")));
+        JobHandle job = pipeline.start();
+        while (SLOW_SEEN.get() < 80) { // past the first poll of 64: polls now shrink
+            if (job.isDone()) {
+                job.await();
+                throw new AssertionError("the job ended before it was stopped");
+            }
+            Thread.onSpinWait();
+        }
+        long before = SLOW_SEEN.get();
+        job.stopWithSavepoint(dir.resolve("sp2")).get(120, TimeUnit.SECONDS);
+        job.await(Duration.ofSeconds(120));
+        assertThat(SLOW_SEEN.get() - before).as("records the stop waited for").isLessThan(64);
+        assertThat(FileSink.readCommitted(dir.resolve("slow-out")))
+                .hasSizeLessThanOrEqualTo((int) SLOW_SEEN.get())
+                .isNotEmpty();
+    }
 }

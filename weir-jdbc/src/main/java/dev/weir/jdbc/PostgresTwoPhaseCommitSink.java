@@ -514,7 +514,12 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
          * evidence} (a sentence, or "") says why it counts as running.
          */
         private String sharedPrefix(PrefixOwner other, String how, String evidence) {
-            boolean sameJob = other.job().equals(jobName);
+            // Same name, other directory: it may be this job moved. Same directory too: it is
+            // this job started over there, and pointing at that directory would say nothing.
+            boolean sameJob =
+                    other.job().equals(jobName)
+                            && (instance == null
+                                    || !other.directory().equals(instance.directory()));
             return "sink '"
                     + sinkName
                     + "' refuses to run: its transaction id prefix '"

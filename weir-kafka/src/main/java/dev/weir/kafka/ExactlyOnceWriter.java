@@ -426,7 +426,11 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
      */
     private String sharedPrefix(JobInstance other, String how, boolean byClaim, String evidence) {
         String group = KafkaTransactions.ownerGroup(prefix);
-        boolean sameJob = other.job().equals(jobName);
+        // Same name, other directory: it may be this job moved. Same directory too: it is
+        // this job started over there, and pointing at that directory would say nothing.
+        boolean sameJob =
+                other.job().equals(jobName)
+                        && (instance == null || !other.directory().equals(instance.directory()));
         return "sink '"
                 + sinkName
                 + "' refuses to run: its transactional id prefix '"

@@ -56,6 +56,21 @@ public final class Task {
     private final String name;
     private final String sourceName;
     private final int batchSize;
+
+    /**
+     * Records a source may emit in its next poll: halved after a poll that took longer than {@link
+     * #SLOW_POLL_NANOS}, doubled (up to the batch size) after a quick one. A slow function chained
+     * into the source (a call out, a sleep) then runs a few records per step instead of a whole
+     * batch, so a barrier, a commit or a stop waits for a few records, not for minutes.
+     */
+    private int pollSize;
+
+    /** A poll slower than this shrinks the next one. */
+    private static final long SLOW_POLL_NANOS = 5_000_000;
+
+    /** A poll quicker than this grows the next one. */
+    private static final long QUICK_POLL_NANOS = 1_000_000;
+
     private final SourceDriver source;
     private final InputGate inputs;
     private final Output head;
@@ -140,6 +155,7 @@ public final class Task {
         this.name = parts.name();
         this.sourceName = parts.sourceName();
         this.batchSize = parts.batchSize();
+        this.pollSize = Math.min(batchSize, 64); // grows within a few polls when records are cheap
         this.source = parts.source();
         this.sourceOutput = parts.sourceOutput();
         this.inputs = parts.inputs();
@@ -335,13 +351,23 @@ public final class Task {
             snapshotAndForward(barrier, 0);
             return true;
         }
-        boolean progress = source.poll(sourceOutput, batchSize);
+        long start = System.nanoTime();
+        boolean progress = source.poll(sourceOutput, pollSize);
+        adaptPollSize(System.nanoTime() - start);
         FaultPoints.reach(FaultPoint.SOURCE_AFTER_POLL);
         if (source.ended()) {
             endOfInput();
             return true;
         }
         return progress;
+    }
+
+    private void adaptPollSize(long nanos) {
+        if (nanos > SLOW_POLL_NANOS) {
+            pollSize = Math.max(1, pollSize >> 1);
+        } else if (nanos < QUICK_POLL_NANOS && pollSize < batchSize) {
+            pollSize = Math.min(batchSize, pollSize << 1);
+        }
     }
 
     private boolean pollInput() throws Exception {
