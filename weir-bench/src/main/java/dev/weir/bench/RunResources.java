@@ -12,15 +12,30 @@ import java.util.Locale;
 final class RunResources {
     private final long startBytes = allocatedBytes();
     private final long startGcMillis = gcMillis();
+    private final long startCpuNanos = cpuNanos();
 
-    /** {@code alloc_bytes_per_record=… gc_ms=…} for a run of {@code records} input records. */
+    /**
+     * {@code alloc_bytes_per_record=… gc_ms=… cpu_ns_per_record=…} for a run of {@code records}
+     * input records. The CPU time is the whole process's (every thread, the collectors and the JIT
+     * too): the work a record costs, which other load on the machine moves far less than records/s.
+     */
     String fields(long records) {
         double perRecord = (allocatedBytes() - startBytes) / (double) records;
+        long cpu = cpuNanos();
         return String.format(
                 Locale.ROOT,
-                " alloc_bytes_per_record=%.1f gc_ms=%d",
+                " alloc_bytes_per_record=%.1f gc_ms=%d cpu_ns_per_record=%.1f",
                 perRecord,
-                gcMillis() - startGcMillis);
+                gcMillis() - startGcMillis,
+                cpu < 0 || startCpuNanos < 0 ? -1.0 : (cpu - startCpuNanos) / (double) records);
+    }
+
+    private static long cpuNanos() {
+        if (ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return -1;
     }
 
     private static long allocatedBytes() {
