@@ -1,7 +1,7 @@
 package dev.weir.cli;
 
 import dev.weir.api.checkpoint.CheckpointView;
-import dev.weir.kafka.JobInstance;
+import dev.weir.api.sink.JobInstance;
 import dev.weir.kafka.KafkaSink;
 import dev.weir.kafka.KafkaTransactions;
 import dev.weir.kafka.SinkTransactions;

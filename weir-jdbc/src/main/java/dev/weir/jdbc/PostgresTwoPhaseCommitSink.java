@@ -3,6 +3,7 @@ package dev.weir.jdbc;
 import dev.weir.api.UnrecoverableException;
 import dev.weir.api.codec.Codec;
 import dev.weir.api.codec.Codecs;
+import dev.weir.api.sink.JobInstance;
 import dev.weir.api.sink.SinkContext;
 import dev.weir.api.sink.TransactionalWriter;
 import dev.weir.api.sink.TwoPhaseCommitSink;
@@ -281,7 +282,7 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
 
         private final String jobName;
         private final boolean explicitPrefix;
-        private final PrefixOwner instance;
+        private final JobInstance instance;
         private final Connection data;
         private boolean claimed;
         private final PreparedStatement insert;
@@ -301,8 +302,8 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
             this.restoredCheckpointId = context.restoredCheckpointId();
             this.progressTable = sink.progressTable;
             this.applicationName = prefix + ":" + subtask;
-            this.instance = PrefixOwner.of(context).orElse(null);
-            this.sessionTag = "@" + (instance == null ? "-" : PrefixOwner.tag(instance));
+            this.instance = JobInstance.of(context).orElse(null);
+            this.sessionTag = "@" + (instance == null ? "-" : ClaimRow.tag(instance));
             this.jobName = context.jobName();
             this.explicitPrefix = sink.transactionIdPrefix != null;
             Connection connection = config.open(applicationName + sessionTag);
@@ -370,24 +371,24 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                                         + progressTable
                                         + " WHERE subtask = ? AND starts_with(transaction_prefix,"
                                         + " ?)")) {
-                    select.setInt(1, PrefixOwner.CLAIM_SUBTASK);
-                    select.setString(2, PrefixOwner.rowStart(prefix));
+                    select.setInt(1, ClaimRow.CLAIM_SUBTASK);
+                    select.setString(2, ClaimRow.rowStart(prefix));
                     try (ResultSet rs = select.executeQuery()) {
                         while (rs.next()) {
                             rows.add(rs.getString(1));
                         }
                     }
                 }
-                String mine = instance == null ? null : instance.encode(prefix);
+                String mine = instance == null ? null : ClaimRow.encode(instance, prefix);
                 for (String row : rows) {
-                    PrefixOwner owner = PrefixOwner.decode(prefix, row).orElse(null);
+                    JobInstance owner = ClaimRow.decode(prefix, row).orElse(null);
                     if (owner == null
                             || (instance != null
                                     && owner.instanceId().equals(instance.instanceId()))) {
                         continue;
                     }
                     String how = write ? "was claimed at the same time by" : "is claimed by";
-                    String host = instance != null ? instance.host() : PrefixOwner.thisHost();
+                    String host = instance != null ? instance.host() : JobInstance.thisHost();
                     if (!owner.isGoneFrom(host)) {
                         throw new UnrecoverableException(sharedPrefix(owner, how, ""));
                     }
@@ -421,11 +422,11 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                                                     + progressTable
                                                     + " (transaction_prefix, subtask,"
                                                     + " checkpoint_id) VALUES (?, ?, ?)")) {
-                        delete.setInt(1, PrefixOwner.CLAIM_SUBTASK);
-                        delete.setString(2, PrefixOwner.rowStart(prefix));
+                        delete.setInt(1, ClaimRow.CLAIM_SUBTASK);
+                        delete.setString(2, ClaimRow.rowStart(prefix));
                         delete.executeUpdate();
                         insert.setString(1, mine);
-                        insert.setInt(2, PrefixOwner.CLAIM_SUBTASK);
+                        insert.setInt(2, ClaimRow.CLAIM_SUBTASK);
                         insert.setLong(3, System.currentTimeMillis()); // when it was claimed
                         insert.executeUpdate();
                     }
@@ -513,60 +514,31 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
          * The refusal when {@code other}, another job instance, claimed this sink's prefix; {@code
          * evidence} (a sentence, or "") says why it counts as running.
          */
-        private String sharedPrefix(PrefixOwner other, String how, String evidence) {
-            // Same name, other directory: it may be this job moved. Same directory too: it is
-            // this job started over there, and pointing at that directory would say nothing.
-            boolean sameJob =
-                    other.job().equals(jobName)
-                            && (instance == null
-                                    || !other.directory().equals(instance.directory()));
-            return "sink '"
-                    + sinkName
-                    + "' refuses to run: its transaction id prefix '"
-                    + prefix
-                    + "' on PostgreSQL at "
-                    + config.url()
-                    + " "
-                    + how
-                    + " another job: "
-                    + other.describe()
-                    + "."
-                    + evidence
-                    + (instance != null
-                            ? " This job is " + instance.describe() + "."
-                            : " This job, '"
-                                    + jobName
-                                    + "', has no instance id (checkpointing is off or has no"
-                                    + " checkpoint directory), so it cannot own the prefix.")
-                    + " Jobs that share a prefix commit and roll back each other's prepared"
-                    + " transactions (losing or duplicating output) and mix their rows in "
-                    + progressTable
-                    + "; this job committed and rolled back none of the other's."
-                    + (explicitPrefix
-                            ? " The prefix was set with transactionIdPrefix."
-                            : " Jobs with the same job and sink names share the default prefix"
-                                    + " weir:<job>:<sink>.")
-                    + " If both jobs are meant to run, give each sink a prefix of its own:"
-                    + " PostgresTwoPhaseCommitSink.transactionIdPrefix(\""
-                    + prefix
-                    + ":<deployment>\"), unique on the database."
-                    + (!sameJob
-                            ? ""
-                            : instance != null
-                                    ? " If this is the same job moved, start it on its checkpoint"
-                                            + " directory "
-                                            + other.directory()
-                                            + " (a job's identity is its checkpoint directory)."
-                                    : " If this is the same job, enable checkpointing on its"
-                                            + " checkpoint directory "
-                                            + other.directory()
-                                            + " (Pipeline.checkpointing(CheckpointConfig"
-                                            + ".exactlyOnce(interval, directory))): a job's"
-                                            + " identity is its checkpoint directory.")
-                    + " If the other job is gone for good and this one replaces it (its prepared"
-                    + " transactions that no checkpoint of this job names are then rolled back),"
-                    + " release its claim and start again: "
-                    + releaseStatement();
+        private String sharedPrefix(JobInstance other, String how, String evidence) {
+            return new JobInstance.SharedPrefix(
+                            sinkName,
+                            jobName,
+                            instance,
+                            "transaction id prefix",
+                            prefix,
+                            "PostgreSQL at " + config.url(),
+                            "Jobs that share a prefix commit and roll back each other's prepared"
+                                    + " transactions (losing or duplicating output) and mix their"
+                                    + " rows in "
+                                    + progressTable
+                                    + "; this job committed and rolled back none of the other's.",
+                            explicitPrefix,
+                            "transactionIdPrefix",
+                            "PostgresTwoPhaseCommitSink.transactionIdPrefix",
+                            "database")
+                    .refusal(
+                            other,
+                            how,
+                            evidence,
+                            "If the other job is gone for good and this one replaces it (its"
+                                    + " prepared transactions that no checkpoint of this job names"
+                                    + " are then rolled back), release its claim and start again: "
+                                    + releaseStatement());
         }
 
         /** The SQL that deletes this prefix's claim. */
@@ -574,7 +546,7 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
             return "DELETE FROM "
                     + progressTable
                     + " WHERE subtask = "
-                    + PrefixOwner.CLAIM_SUBTASK
+                    + ClaimRow.CLAIM_SUBTASK
                     + " AND starts_with(transaction_prefix, "
                     + literal(prefix)
                     + " || E'\\nowner\\n')";

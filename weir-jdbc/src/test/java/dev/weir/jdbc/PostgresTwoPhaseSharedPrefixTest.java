@@ -10,6 +10,7 @@ import dev.weir.api.RestartStrategy;
 import dev.weir.api.UnrecoverableException;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointView;
+import dev.weir.api.sink.JobInstance;
 import dev.weir.api.sink.SinkContext;
 import dev.weir.api.sink.TransactionalWriter;
 import dev.weir.api.source.Sources;
@@ -117,7 +118,7 @@ class PostgresTwoPhaseSharedPrefixTest {
                                 + "' || E'\\nowner\\n')");
         assertThat(claims).as("at most one claim").hasSizeLessThanOrEqualTo(1);
         return claims.stream()
-                .map(row -> PrefixOwner.decode(prefix, row).orElseThrow().instanceId())
+                .map(row -> ClaimRow.decode(prefix, row).orElseThrow().instanceId())
                 .findFirst();
     }
 
@@ -178,8 +179,8 @@ class PostgresTwoPhaseSharedPrefixTest {
         Path aside = temp.resolve("instance-id-aside");
         Files.move(idFile, aside);
         try {
-            PrefixOwner claimed =
-                    PrefixOwner.decode(
+            JobInstance claimed =
+                    ClaimRow.decode(
                                     prefix,
                                     TestPostgres.query(
                                                     server,
@@ -191,7 +192,7 @@ class PostgresTwoPhaseSharedPrefixTest {
                                                             + "' || E'\\nowner\\n')")
                                             .get(0))
                             .orElseThrow();
-            assertThat(claimed.isGoneFrom(PrefixOwner.thisHost()))
+            assertThat(claimed.isGoneFrom(JobInstance.thisHost()))
                     .as("the directory check alone is fooled")
                     .isTrue();
             JobHandle twin = job(second, 2, "latest", 400).start();
@@ -240,7 +241,7 @@ class PostgresTwoPhaseSharedPrefixTest {
                 .hasMessageContaining(instance)
                 .hasMessageContaining(second.toAbsolutePath().toString())
                 .hasMessageContaining(CheckpointView.instanceId(second).orElseThrow())
-                .hasMessageContaining(" on host " + PrefixOwner.thisHost())
+                .hasMessageContaining(" on host " + JobInstance.thisHost())
                 .hasMessageContaining("PostgresTwoPhaseCommitSink.transactionIdPrefix(")
                 .hasMessageContaining("start it on its checkpoint directory " + first)
                 .hasMessageContaining(

@@ -1,6 +1,7 @@
 package dev.weir.kafka;
 
 import dev.weir.api.UnrecoverableException;
+import dev.weir.api.sink.JobInstance;
 import dev.weir.api.sink.SinkContext;
 import dev.weir.api.sink.TransactionalWriter;
 import java.time.Duration;
@@ -409,7 +410,7 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
             return;
         }
         String gone =
-                owner.isGoneFrom(instance != null ? instance.host() : JobInstance.hostName())
+                owner.isGoneFrom(instance != null ? instance.host() : JobInstance.thisHost())
                         ? " Its checkpoint directory on this host no longer holds it: if that job"
                                 + " was deleted to start over, release its claim as below."
                         : "";
@@ -425,69 +426,37 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
      * evidence} (a sentence, or "") says why it counts as running.
      */
     private String sharedPrefix(JobInstance other, String how, boolean byClaim, String evidence) {
-        String group = KafkaTransactions.ownerGroup(prefix);
-        // Same name, other directory: it may be this job moved. Same directory too: it is
-        // this job started over there, and pointing at that directory would say nothing.
-        boolean sameJob =
-                other.job().equals(jobName)
-                        && (instance == null || !other.directory().equals(instance.directory()));
-        return "sink '"
-                + sinkName
-                + "' refuses to run: its transactional id prefix '"
-                + prefix
-                + "' on Kafka at "
-                + settings.bootstrapServers()
-                + " "
-                + how
-                + " another job: "
-                + other.describe()
-                + "."
-                + evidence
-                + (instance != null
-                        ? " This job is " + instance.describe() + "."
-                        : " This job, '"
-                                + jobName
-                                + "', has no instance id (checkpointing is off or has no"
-                                + " checkpoint directory), so it cannot own the prefix.")
-                + " Jobs that share a prefix fence each other's producers, abort each other's"
-                + " pre-committed transactions (losing their output) and mix their progress"
-                + " groups; this job aborted and fenced none of the other's transactions."
-                + (settings.transactionalIdPrefix() == null
-                        ? " Jobs with the same job and sink names share the default prefix"
-                                + " weir:<job>:<sink>."
-                        : " The prefix was set with KafkaSink.transactionalIdPrefix.")
-                + " If both jobs are meant to run, give each sink a prefix of its own:"
-                + " KafkaSink.transactionalIdPrefix(\""
-                + prefix
-                + ":<deployment>\"), unique on the cluster."
-                + (!sameJob
-                        ? ""
-                        : instance != null
-                                ? " If this is the same job moved, start it on its checkpoint"
-                                        + " directory "
-                                        + other.directory()
-                                        + " (a job's identity is its checkpoint directory)."
-                                : " If this is the same job, enable checkpointing on its"
-                                        + " checkpoint directory "
-                                        + other.directory()
-                                        + " (Pipeline.checkpointing(CheckpointConfig.exactlyOnce("
-                                        + "interval, directory))): a job's identity is its"
-                                        + " checkpoint directory.")
-                + " "
-                + (byClaim
+        String release =
+                byClaim
                         ? "If the other job is gone for good and this one replaces it (for example"
                                 + " continues it from its savepoint on a new checkpoint"
                                 + " directory), release its claim and start again:"
                                 + " kafka-consumer-groups.sh --bootstrap-server "
                                 + settings.bootstrapServers()
                                 + " --delete --group '"
-                                + group
+                                + KafkaTransactions.ownerGroup(prefix)
                                 + "'"
                         : "If the other job is gone for good and its output is to stay, delete"
                                 + " the prefix's progress groups ('"
                                 + prefix
                                 + ":<subtask>', kafka-consumer-groups.sh --delete) knowing"
-                                + " that this job will write its own output again");
+                                + " that this job will write its own output again";
+        return new JobInstance.SharedPrefix(
+                        sinkName,
+                        jobName,
+                        instance,
+                        "transactional id prefix",
+                        prefix,
+                        "Kafka at " + settings.bootstrapServers(),
+                        "Jobs that share a prefix fence each other's producers, abort each other's"
+                                + " pre-committed transactions (losing their output) and mix their"
+                                + " progress groups; this job aborted and fenced none of the"
+                                + " other's transactions.",
+                        settings.transactionalIdPrefix() != null,
+                        "KafkaSink.transactionalIdPrefix",
+                        "KafkaSink.transactionalIdPrefix",
+                        "cluster")
+                .refusal(other, how, evidence, release);
     }
 
     private String refusal(int j, long id) {

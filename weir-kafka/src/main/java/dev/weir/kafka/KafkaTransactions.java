@@ -1,5 +1,6 @@
 package dev.weir.kafka;
 
+import dev.weir.api.sink.JobInstance;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -147,7 +148,9 @@ public final class KafkaTransactions implements AutoCloseable {
 
     /** The metadata of progress committed by {@code committer} (null: a job with no instance). */
     static String progressMetadata(JobInstance committer) {
-        return committer == null ? PROGRESS_METADATA : committer.encode(PROGRESS_METADATA);
+        return committer == null
+                ? PROGRESS_METADATA
+                : InstanceMetadata.encode(committer, PROGRESS_METADATA);
     }
 
     /**
@@ -172,7 +175,7 @@ public final class KafkaTransactions implements AutoCloseable {
     public java.util.Optional<JobInstance> owner(String prefix) {
         for (OffsetAndMetadata offset : groupOffsets(ownerGroup(prefix)).values()) {
             if (offset != null) {
-                java.util.Optional<JobInstance> owner = JobInstance.decode(offset.metadata());
+                java.util.Optional<JobInstance> owner = InstanceMetadata.decode(offset.metadata());
                 if (owner.isPresent()) {
                     return owner;
                 }
@@ -192,7 +195,7 @@ public final class KafkaTransactions implements AutoCloseable {
                             group,
                             Map.of(
                                     new TopicPartition(topic, 0),
-                                    new OffsetAndMetadata(0, owner.encodeClaim())))
+                                    new OffsetAndMetadata(0, InstanceMetadata.encodeClaim(owner))))
                     .all()
                     .get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
@@ -211,7 +214,7 @@ public final class KafkaTransactions implements AutoCloseable {
     public java.util.Optional<JobInstance> progressCommitter(String prefix, int subtask) {
         for (OffsetAndMetadata offset : groupOffsets(progressGroup(prefix, subtask)).values()) {
             if (offset != null) {
-                return JobInstance.decode(offset.metadata());
+                return InstanceMetadata.decode(offset.metadata());
             }
         }
         return java.util.Optional.empty();

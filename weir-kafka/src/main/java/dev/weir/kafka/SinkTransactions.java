@@ -1,6 +1,7 @@
 package dev.weir.kafka;
 
 import dev.weir.api.checkpoint.CheckpointView;
+import dev.weir.api.sink.JobInstance;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -10,6 +10,7 @@ import dev.weir.api.RestartStrategy;
 import dev.weir.api.UnrecoverableException;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointView;
+import dev.weir.api.sink.JobInstance;
 import dev.weir.api.source.Sources;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -287,7 +288,7 @@ class KafkaSinkSharedPrefixTest {
             Path aside = temp.resolve("instance-id-aside");
             java.nio.file.Files.move(idFile, aside);
             try {
-                assertThat(cluster.owner(prefix).orElseThrow().isGoneFrom(JobInstance.hostName()))
+                assertThat(cluster.owner(prefix).orElseThrow().isGoneFrom(JobInstance.thisHost()))
                         .as("the directory check alone is fooled")
                         .isTrue();
                 JobHandle twin = job(name, second, topic, 2, "latest", 400).start();
