@@ -81,7 +81,9 @@ public interface JobHandle {
      * that output is visible when the job has stopped.
      *
      * @param directory the parent directory; the savepoint gets a new sub-directory of it
-     * @return the figures of the savepoint once it is durable; the job stops after that
+     * @return the figures of the savepoint once it is durable; the job stops after that. Fails if
+     *     the job has already ended (its input ended, it failed or was stopped), naming its last
+     *     checkpoint, from which a new run resumes
      */
     CompletableFuture<CheckpointStats> stopWithSavepoint(Path directory);
 

@@ -129,4 +129,36 @@ class StopWithSavepointTest {
                 .hasSizeLessThanOrEqualTo((int) SLOW_SEEN.get())
                 .isNotEmpty();
     }
+
+    /**
+     * A job whose input ended has nothing to stop: a stop-with-savepoint (or a savepoint) asked for
+     * then says so and names its last checkpoint, which resumes it, instead of "not running".
+     */
+    @org.junit.jupiter.api.Test
+    void aSavepointOfAJobThatFinishedNamesItsLastCheckpoint() throws Exception {
+        Pipeline pipeline =
+                Pipeline.create("finished")
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(10), dir.resolve("chk")));
+        pipeline.source("numbers", Sources.sequence(1, 100, 1, 0))
+                .map(n -> Long.toString(n))
+                .sink("out", FileSink.<String>to(dir.resolve("out")));
+        JobHandle job = pipeline.start();
+        job.await(Duration.ofSeconds(60));
+        CheckpointStats last = job.checkpointStats().get(job.checkpointStats().size() - 1);
+
+        for (var attempt :
+                List.<java.util.function.Supplier<java.util.concurrent.CompletableFuture<?>>>of(
+                        () -> job.stopWithSavepoint(dir.resolve("sp")),
+                        () -> job.triggerSavepoint(dir.resolve("sp")))) {
+            org.assertj.core.api.Assertions.assertThat(attempt.get())
+                    .failsWithin(Duration.ofSeconds(10))
+                    .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    .withMessageContaining("it has finished: its input ended")
+                    .withMessageContaining("Its last checkpoint, " + last.id())
+                    .withMessageContaining(last.path().toString());
+        }
+        assertThat(dir.resolve("sp")).doesNotExist();
+    }
 }

@@ -204,7 +204,12 @@ final class CheckpointCoordinator {
         if (allFinished()) {
             return CompletableFuture.failedFuture(
                     new IllegalStateException(
-                            "job '" + jobName + "' has already finished its input"));
+                            "job '"
+                                    + jobName
+                                    + "' has read all its input and is finishing: its final"
+                                    + " checkpoint commits its output, so there is nothing to"
+                                    + " stop or save; await() it, then start it again on its"
+                                    + " checkpoint directory to resume from its end"));
         }
         return start(savepointParent);
     }

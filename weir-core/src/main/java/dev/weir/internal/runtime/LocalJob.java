@@ -331,11 +331,54 @@ public final class LocalJob implements JobHandle {
 
     @Override
     public CompletableFuture<CheckpointStats> triggerSavepoint(Path directory) {
-        return execution.triggerCheckpoint(directory);
+        CompletableFuture<CheckpointStats> ended = notRunning("a savepoint");
+        return ended != null ? ended : execution.triggerCheckpoint(directory);
+    }
+
+    /**
+     * A failed future that says why a savepoint cannot be taken if the job has ended (finished,
+     * failed or been cancelled), and what to use instead; null while it runs. The coordinator of an
+     * ended job would only say that it is not running.
+     */
+    private CompletableFuture<CheckpointStats> notRunning(String what) {
+        if (!result.isDone()) {
+            return null;
+        }
+        JobResult done = result.isCompletedExceptionally() ? null : result.getNow(null);
+        String why;
+        if (done != null && done.stoppedWithSavepoint().isPresent()) {
+            why = "it was stopped with savepoint " + done.stoppedWithSavepoint().get();
+        } else if (cancelled.getCount() == 0) {
+            why = "it was cancelled";
+        } else if (done != null) {
+            why = "it has finished: its input ended, so there is nothing left to stop";
+        } else {
+            why = "it has failed (see await())";
+        }
+        CheckpointStats last;
+        synchronized (stats) {
+            last = stats.peekLast();
+        }
+        String instead =
+                last == null
+                        ? " It completed no checkpoint, so it kept no state to start from."
+                        : " Its last checkpoint, "
+                                + last.id()
+                                + ", holds its state at its end: start the pipeline again on its"
+                                + " checkpoint directory to resume from it, or pass "
+                                + last.path()
+                                + " to Pipeline.fromSavepoint.";
+        return CompletableFuture.failedFuture(
+                new IllegalStateException(
+                        "job '" + name + "' cannot take " + what + ": " + why + "." + instead));
     }
 
     @Override
     public CompletableFuture<CheckpointStats> stopWithSavepoint(Path directory) {
+        CompletableFuture<CheckpointStats> ended = notRunning("a stop-with-savepoint");
+        if (ended != null) {
+            return ended;
+        }
         Execution current = execution;
         return current.triggerLastSavepoint(directory)
                 .thenApplyAsync(
