@@ -193,8 +193,16 @@ class VerifyIT {
         assertThat(report.findings().problems()).as(log).isEmpty();
         assertThat(report.kills()).as("kills that happened").isPositive();
         assertThat(report.bugsCaught()).as(log).isEqualTo(1);
+        assertThat(report.findings().windows()).as("tumbling windows checked").isPositive();
+        assertThat(report.findings().sessions()).as("sessions checked").isPositive();
         assertThat(lastLine(bytes))
                 .startsWith("verify: source=log sink=file workload=windows kills=")
-                .contains(" lost=0 duplicated=0 reordered=0 dangling=0 ");
+                .contains(
+                        " windows="
+                                + report.findings().windows()
+                                + " sessions="
+                                + report.findings().sessions()
+                                + " lost=0 duplicated=0 wrong=0 dangling=0 ")
+                .doesNotContain("reordered");
     }
 }
