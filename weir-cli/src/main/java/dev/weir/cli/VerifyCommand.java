@@ -53,7 +53,7 @@ public final class VerifyCommand implements Callable<Integer> {
             converter = Numbers.PositiveLong.class,
             description =
                     "Input records per round, at most 10000000; with the self-check at least 500,"
-                            + " or 2000 for --workload windows, so that its seeded bugs' kills"
+                            + " or 5000 for --workload windows, so that its seeded bugs' kills"
                             + " land while output is in flight (default ${DEFAULT-VALUE}).")
     long records = 50_000;
 
@@ -68,7 +68,7 @@ public final class VerifyCommand implements Callable<Integer> {
             converter = Numbers.PositiveLong.class,
             description =
                     "Input records per second, so kills land mid-run; with the self-check at"
-                            + " least 250, or 1000 for --workload windows (default"
+                            + " least 250, or 2500 for --workload windows (default"
                             + " ${DEFAULT-VALUE}).")
     long rate = 40_000;
 

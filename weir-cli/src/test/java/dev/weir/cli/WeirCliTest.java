@@ -140,7 +140,7 @@ class WeirCliTest {
                         "--kills=1"),
                 usage(
                         "too few records for the windows self-check",
-                        "weir verify: --records must be at least 2000 for the self-check of the"
+                        "weir verify: --records must be at least 5000 for the self-check of the"
                                 + " windows workload, not 10: ",
                         "verify",
                         "--workload",

@@ -39,13 +39,13 @@ class SelfCheckInputTest {
         assertThatThrownBy(() -> options("windows", 10, 40_000, allBugs()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith(
-                        "--records must be at least 2000 for the self-check of the windows"
+                        "--records must be at least 5000 for the self-check of the windows"
                                 + " workload, not 10: ")
                 .hasMessageContaining("transactions hold output")
                 .hasMessageEndingWith("or skip the self-check with --no-self-check");
-        assertThatThrownBy(() -> options("windows", 1_999, 40_000, List.of("skip-abort")))
-                .hasMessageStartingWith("--records must be at least 2000");
-        assertThat(options("windows", 2_000, 40_000, allBugs()).records()).isEqualTo(2_000);
+        assertThatThrownBy(() -> options("windows", 4_999, 40_000, List.of("skip-abort")))
+                .hasMessageStartingWith("--records must be at least 5000");
+        assertThat(options("windows", 5_000, 40_000, allBugs()).records()).isEqualTo(5_000);
     }
 
     @Test
@@ -60,11 +60,11 @@ class SelfCheckInputTest {
     @Test
     void aPaceTooSlowForTheSelfCheckIsRefused() {
         // A seeded bug's round reads min(rate, records / 2) records per second.
-        assertThatThrownBy(() -> options("windows", 50_000, 999, allBugs()))
+        assertThatThrownBy(() -> options("windows", 50_000, 2_499, allBugs()))
                 .hasMessageStartingWith(
-                        "--rate must be at least 1000 for the self-check of the windows"
-                                + " workload, not 999: ");
-        assertThat(options("windows", 50_000, 1_000, allBugs()).rate()).isEqualTo(1_000);
+                        "--rate must be at least 2500 for the self-check of the windows"
+                                + " workload, not 2499: ");
+        assertThat(options("windows", 50_000, 2_500, allBugs()).rate()).isEqualTo(2_500);
     }
 
     @Test
@@ -72,12 +72,12 @@ class SelfCheckInputTest {
         Verifier.Options small = options("windows", 10, 40_000, List.of());
         assertThat(Verifier.smallInputWarning(small))
                 .startsWith("warning: no self-check, and this input is too small for one")
-                .contains("--records must be at least 2000");
+                .contains("--records must be at least 5000");
         assertThat(Verifier.smallInputWarning(options("count", 10, 40_000, List.of())))
                 .contains("--records must be at least 500");
-        assertThat(Verifier.smallInputWarning(options("windows", 2_000, 40_000, List.of())))
+        assertThat(Verifier.smallInputWarning(options("windows", 5_000, 40_000, List.of())))
                 .isNull();
-        assertThat(Verifier.smallInputWarning(options("windows", 2_000, 40_000, allBugs())))
+        assertThat(Verifier.smallInputWarning(options("windows", 5_000, 40_000, allBugs())))
                 .isNull();
     }
 }
