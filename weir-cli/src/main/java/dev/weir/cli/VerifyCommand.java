@@ -51,7 +51,10 @@ public final class VerifyCommand implements Callable<Integer> {
     @Option(
             names = "--records",
             converter = Numbers.PositiveLong.class,
-            description = "Input records per round, at most 10000000 (default ${DEFAULT-VALUE}).")
+            description =
+                    "Input records per round, at most 10000000; with the self-check at least 500,"
+                            + " or 5000 for --workload windows, so that its seeded bugs' kills"
+                            + " land while output is in flight (default ${DEFAULT-VALUE}).")
     long records = 50_000;
 
     @Option(
@@ -64,7 +67,9 @@ public final class VerifyCommand implements Callable<Integer> {
             names = "--rate",
             converter = Numbers.PositiveLong.class,
             description =
-                    "Input records per second, so kills land mid-run (default ${DEFAULT-VALUE}).")
+                    "Input records per second, so kills land mid-run; with the self-check at"
+                            + " least 250, or 2500 for --workload windows (default"
+                            + " ${DEFAULT-VALUE}).")
     long rate = 40_000;
 
     @Option(names = "--dir", description = "Working directory (default: a new temporary one).")
@@ -103,7 +108,11 @@ public final class VerifyCommand implements Callable<Integer> {
                             + " Weir's runtime) (default ${DEFAULT-VALUE}).")
     String runner = "local";
 
-    @Option(names = "--no-self-check", description = "Skip the seeded bugs.")
+    @Option(
+            names = "--no-self-check",
+            description =
+                    "Skip the seeded bugs (and allow an input too small for them: a warning line"
+                            + " says so).")
     boolean noSelfCheck;
 
     @Override

@@ -138,6 +138,22 @@ class WeirCliTest {
                         "verify",
                         "--records=20000000000",
                         "--kills=1"),
+                usage(
+                        "too few records for the windows self-check",
+                        "weir verify: --records must be at least 5000 for the self-check of the"
+                                + " windows workload, not 10: ",
+                        "verify",
+                        "--workload",
+                        "windows",
+                        "--records",
+                        "10"),
+                usage(
+                        "too few records for the count self-check",
+                        "weir verify: --records must be at least 500 for the self-check of the"
+                                + " count workload, not 10: ",
+                        "verify",
+                        "--records",
+                        "10"),
                 usage("zero batch", "'--batch': '0'", "log", "append", "t", "--batch", "0"),
                 usage(
                         "negative batch",

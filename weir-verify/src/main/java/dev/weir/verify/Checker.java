@@ -29,6 +29,10 @@ public final class Checker {
      * @param dangling uncommitted leftovers: pending files, staged or prepared transactions
      * @param vanished lines a reader saw committed during the run that are gone at the end
      * @param problems the first few findings, readable
+     * @param windows tumbling windows checked (of the windowed workload; 0 for the count workload):
+     *     one per key and window that holds an input record
+     * @param sessions session windows checked (of the windowed workload; 0 for the count workload):
+     *     one per key and burst
      */
     public record Verdict(
             long records,
@@ -38,9 +42,24 @@ public final class Checker {
             long wrong,
             long dangling,
             long vanished,
-            List<String> problems) {
+            List<String> problems,
+            long windows,
+            long sessions) {
         /** Nothing checked, nothing found: where sums of verdicts start. */
         public static final Verdict NONE = new Verdict(0, 0, 0, 0, 0, 0, 0, List.of());
+
+        /** A verdict of the count workload, which checks no windows. */
+        public Verdict(
+                long records,
+                long lost,
+                long duplicated,
+                long reordered,
+                long wrong,
+                long dangling,
+                long vanished,
+                List<String> problems) {
+            this(records, lost, duplicated, reordered, wrong, dangling, vanished, problems, 0, 0);
+        }
 
         /** True if nothing was found. */
         public boolean ok() {
@@ -64,7 +83,9 @@ public final class Checker {
                     wrong + other.wrong,
                     dangling + other.dangling,
                     vanished + other.vanished,
-                    all);
+                    all,
+                    windows + other.windows,
+                    sessions + other.sessions);
         }
 
         /** This verdict with {@code failure} as one more finding, first among the problems. */
@@ -73,7 +94,16 @@ public final class Checker {
             all.add(failure);
             all.addAll(problems);
             return new Verdict(
-                    records, lost, duplicated, reordered, wrong + 1, dangling, vanished, all);
+                    records,
+                    lost,
+                    duplicated,
+                    reordered,
+                    wrong + 1,
+                    dangling,
+                    vanished,
+                    all,
+                    windows,
+                    sessions);
         }
     }
 

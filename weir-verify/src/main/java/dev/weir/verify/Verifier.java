@@ -164,6 +164,13 @@ public final class Verifier {
                         "unknown sink '" + sink + "'; use file, log, postgres or kafka");
             }
             seededBugs = List.copyOf(seededBugs);
+            if (!seededBugs.isEmpty()) {
+                String small = selfCheckTooSmall(workload, records, rate);
+                if (small != null) {
+                    throw new IllegalArgumentException(
+                            small + "; or skip the self-check with --no-self-check");
+                }
+            }
             for (String bug : seededBugs) {
                 if (!seededBugNames(source, sink).contains(bug)) {
                     throw new IllegalArgumentException(
@@ -262,10 +269,81 @@ public final class Verifier {
     }
 
     /**
+     * The fewest input records per round for which the self-check of {@code workload} means
+     * something. A seeded bug's round reads them at {@link #seededBugRate}, {@code min(rate,
+     * records / 2)} per second, so they last at least 2 s, some 40 checkpoints of 50 ms; the kills
+     * of {@code commit-before-complete} and {@code skip-abort} (the 6th and the 5th pre-commit of
+     * the JVM: with two sink subtasks, the 3rd checkpoint) and of the power-cut bugs (the 4th
+     * commit, the 2nd checkpoint) expose their bug only if that checkpoint's transactions hold
+     * output. The count workload commits a line per record: at 100 records (2.5 a checkpoint) one
+     * or both of the first two bugs went uncaught (log source, 100 keys, seeds 1 and 2), from 200
+     * up none did; its minimum, 500, gives each checkpoint about 12 lines. The windows workload
+     * commits, early in a run, only its late records (some of them: a jitter of up to 150 ms
+     * against a watermark 50 ms behind), as its windows and sessions fire only once the watermark
+     * passes them: some seeds missed a bug at every size tried from 200 to 3000 records (from 1000
+     * up with the log sink only, mostly the bugs killed at the 4th commit), none at 5000, its
+     * minimum.
+     */
+    static long selfCheckMinimum(String workload) {
+        return workload.equals("windows") ? 5_000 : 500;
+    }
+
+    /**
+     * Why a self-check over {@code records} at {@code rate} could not mean anything (too few
+     * records, or too slow a pace, for its kills to land while output is in flight); null if it
+     * can.
+     */
+    static String selfCheckTooSmall(String workload, long records, long rate) {
+        long least = selfCheckMinimum(workload);
+        String why =
+                ": a seeded bug's round reads its input in about 2 s (40 checkpoints of 50 ms),"
+                        + " and its kill, in the 2nd or 3rd checkpoint, exposes the bug only if"
+                        + " that checkpoint's transactions hold output";
+        if (records < least) {
+            return "--records must be at least "
+                    + least
+                    + " for the self-check of the "
+                    + workload
+                    + " workload, not "
+                    + records
+                    + why;
+        }
+        if (rate < least / 2) {
+            return "--rate must be at least "
+                    + least / 2
+                    + " for the self-check of the "
+                    + workload
+                    + " workload, not "
+                    + rate
+                    + why;
+        }
+        return null;
+    }
+
+    /**
+     * The warning line of a run without a self-check whose input is too small for one to mean
+     * anything (its kills then mostly land on checkpoints that commit nothing); null if none.
+     */
+    static String smallInputWarning(Options options) {
+        if (!options.seededBugs().isEmpty()) {
+            return null; // refused up front by Options instead
+        }
+        String small = selfCheckTooSmall(options.workload(), options.records(), options.rate());
+        return small == null
+                ? null
+                : "warning: no self-check, and this input is too small for one to mean"
+                        + " anything ("
+                        + small
+                        + "); this run's kills, too, land mostly on checkpoints that commit"
+                        + " little or nothing";
+    }
+
+    /**
      * The outcome.
      *
      * @param splitStates where the source's splits were when each kill landed, and how many
      *     finished jobs were started again
+     * @param workload {@code count} or {@code windows}: which summary line {@link #line} prints
      */
     public record Report(
             String source,
@@ -280,18 +358,46 @@ public final class Verifier {
             long recoveryP50,
             long recoveryP99,
             long seed,
-            int brokerRestarts) {
+            int brokerRestarts,
+            String workload) {
         /** True if nothing was found and every seeded bug was caught. */
         public boolean passed() {
             return findings.ok() && bugsCaught == bugs;
         }
 
-        /** The report's last line. */
+        /**
+         * The report's last line. For the count workload: records, then lost, duplicated, reordered
+         * and dangling. For the windows workload: records, the tumbling windows and the sessions
+         * checked, then lost, duplicated, wrong and dangling; no reordered, which that checker does
+         * not count (it compares each key's windows and sessions as sets: their commit order is not
+         * defined), and wrong instead, its main finding (a window or session with too many records,
+         * sessions that should have merged, a record late for its session).
+         */
         public String line() {
+            String found =
+                    workload.equals("windows")
+                            ? String.format(
+                                    Locale.ROOT,
+                                    "records=%d windows=%d sessions=%d lost=%d duplicated=%d"
+                                            + " wrong=%d dangling=%d",
+                                    findings.records(),
+                                    findings.windows(),
+                                    findings.sessions(),
+                                    findings.lost(),
+                                    findings.duplicated(),
+                                    findings.wrong(),
+                                    findings.dangling())
+                            : String.format(
+                                    Locale.ROOT,
+                                    "records=%d lost=%d duplicated=%d reordered=%d dangling=%d",
+                                    findings.records(),
+                                    findings.lost(),
+                                    findings.duplicated(),
+                                    findings.reordered(),
+                                    findings.dangling());
             return String.format(
                     Locale.ROOT,
-                    "verify: source=%s sink=%s kills=%d fault_points=%d power_cuts=%d records=%d"
-                            + " lost=%d duplicated=%d reordered=%d dangling=%d"
+                    "verify: source=%s sink=%s kills=%d fault_points=%d power_cuts=%d %s"
                             + " seeded_bugs_caught=%d/%d recovery_ms_p50=%d recovery_ms_p99=%d"
                             + "%s seed=%d",
                     source,
@@ -299,11 +405,7 @@ public final class Verifier {
                     kills,
                     faultPoints,
                     powerCuts,
-                    findings.records(),
-                    findings.lost(),
-                    findings.duplicated(),
-                    findings.reordered(),
-                    findings.dangling(),
+                    found,
                     bugsCaught,
                     bugs,
                     recoveryP50,
@@ -395,6 +497,10 @@ public final class Verifier {
     }
 
     private Report runWithCluster(Path input) throws Exception {
+        String warning = smallInputWarning(options);
+        if (warning != null) {
+            out.println(warning);
+        }
         VerifyInput.write(
                 options.source(), input, options.records(), options.keys(), options.seed());
         if (options.source().equals("kafka")) {
@@ -522,7 +628,8 @@ public final class Verifier {
                         percentile(recoveries, 50),
                         percentile(recoveries, 99),
                         options.seed(),
-                        tally.brokerRestarts);
+                        tally.brokerRestarts,
+                        options.workload());
         if (options.flink()) {
             out.printf(
                     Locale.ROOT,

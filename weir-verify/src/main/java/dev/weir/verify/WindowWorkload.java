@@ -417,7 +417,20 @@ final class WindowWorkload {
                 note(problems, "a reader saw '" + line + "' committed, and it later disappeared");
             }
         }
-        return new Verdict(n, lost, duplicated, 0, wrong, dangling.size(), vanished, problems);
+        long sessionCount = sessions.values().stream().mapToLong(TreeMap::size).sum();
+        // No order to check: a key's windows and sessions may be committed in any order, so
+        // reordered stays 0 (and the summary line leaves it out).
+        return new Verdict(
+                n,
+                lost,
+                duplicated,
+                0,
+                wrong,
+                dangling.size(),
+                vanished,
+                problems,
+                expected.size(),
+                sessionCount);
     }
 
     /** The expected session whose bounds hold {@code session}'s; null if none does. */

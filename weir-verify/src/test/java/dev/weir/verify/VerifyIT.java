@@ -178,9 +178,11 @@ class VerifyIT {
                                         "file",
                                         4,
                                         SEED,
-                                        3_000,
+                                        // The fewest records the self-check takes (5000), in
+                                        // 0.5 s a round as before.
+                                        5_000,
                                         50,
-                                        6_000,
+                                        10_000,
                                         dir,
                                         null,
                                         List.of("fallback-older"),
@@ -193,8 +195,16 @@ class VerifyIT {
         assertThat(report.findings().problems()).as(log).isEmpty();
         assertThat(report.kills()).as("kills that happened").isPositive();
         assertThat(report.bugsCaught()).as(log).isEqualTo(1);
+        assertThat(report.findings().windows()).as("tumbling windows checked").isPositive();
+        assertThat(report.findings().sessions()).as("sessions checked").isPositive();
         assertThat(lastLine(bytes))
                 .startsWith("verify: source=log sink=file workload=windows kills=")
-                .contains(" lost=0 duplicated=0 reordered=0 dangling=0 ");
+                .contains(
+                        " windows="
+                                + report.findings().windows()
+                                + " sessions="
+                                + report.findings().sessions()
+                                + " lost=0 duplicated=0 wrong=0 dangling=0 ")
+                .doesNotContain("reordered");
     }
 }

@@ -106,6 +106,77 @@ class WindowWorkloadTest {
     }
 
     @Test
+    void theCheckCountsTheWindowsAndSessionsOfTheInput() {
+        // Every key and tumbling window that holds an input record, late or not.
+        int[] order = VerifyJob.keyOrder(SEED, KEYS);
+        java.util.Set<String> windows = new java.util.HashSet<>();
+        for (long i = 1; i <= N; i++) {
+            Input in = VerifyJob.input(i, order);
+            windows.add(
+                    in.key()
+                            + ","
+                            + WindowWorkload.windowStart(
+                                    WindowWorkload.eventTime(in.key(), in.seq())));
+        }
+        Verdict verdict = check(correctOutput());
+        assertThat(verdict.windows()).isEqualTo(windows.size()).isGreaterThan(KEYS);
+        assertThat(verdict.sessions()).isEqualTo(sessionTimes().size()).isGreaterThan(KEYS);
+        // Missing output changes what is found, not what is checked; two rounds add up.
+        assertThat(check(List.of()).windows()).isEqualTo(windows.size());
+        assertThat(verdict.plus(verdict).sessions()).isEqualTo(2L * sessionTimes().size());
+        assertThat(verdict.withFailure("boom").windows()).isEqualTo(windows.size());
+    }
+
+    static Verifier.Report report(String workload, Verdict findings) {
+        return new Verifier.Report(
+                "log",
+                "file" + (workload.equals("windows") ? " workload=windows" : ""),
+                3,
+                2,
+                1,
+                SplitStates.Counts.NONE,
+                findings,
+                6,
+                6,
+                120,
+                180,
+                SEED,
+                0,
+                workload);
+    }
+
+    @Test
+    void theWindowsSummaryLineCountsWindowsAndSessionsAndLeavesOutReordered() {
+        Verdict verdict = check(correctOutput());
+        List<String> extra = new ArrayList<>(correctOutput());
+        extra.add("SL,3,17");
+        assertThat(report("windows", verdict).line())
+                .isEqualTo(
+                        "verify: source=log sink=file workload=windows kills=3 fault_points=2"
+                                + " power_cuts=1 records=2000 windows="
+                                + verdict.windows()
+                                + " sessions="
+                                + verdict.sessions()
+                                + " lost=0 duplicated=0 wrong=0 dangling=0"
+                                + " seeded_bugs_caught=6/6 recovery_ms_p50=120"
+                                + " recovery_ms_p99=180 seed=3");
+        assertThat(report("windows", check(extra)).line())
+                .contains(" wrong=1 ")
+                .doesNotContain("reordered");
+    }
+
+    @Test
+    void theCountSummaryLineIsUnchanged() {
+        Verdict verdict = new Verdict(3_000, 1, 2, 3, 4, 5, 6, List.of());
+        assertThat(report("count", verdict).line())
+                .isEqualTo(
+                        "verify: source=log sink=file kills=3 fault_points=2 power_cuts=1"
+                                + " records=3000 lost=1 duplicated=2 reordered=3 dangling=5"
+                                + " seeded_bugs_caught=6/6 recovery_ms_p50=120"
+                                + " recovery_ms_p99=180 seed=3");
+    }
+
+    @Test
     void aMissingWindowIsLostAndARepeatedWindowIsDuplicated() {
         List<String> lines = correctOutput();
         String window = lines.stream().filter(l -> l.startsWith("W,")).findFirst().orElseThrow();
