@@ -92,8 +92,8 @@ class StopWithSavepointTest {
     /**
      * A slow function chained into the source (10 ms a record) does not hold a stop back for a
      * whole batch: polls shrink after a slow one, so the savepoint's barrier passes after a few
-     * records. Counted in records, not time: without the shrinking the first poll alone is 64
-     * records and every later one up to 1,024.
+     * records, from the first poll on (polls start at one record). Counted in records, not time:
+     * with polls of a fixed size, the stop waits for up to 1,024 records.
      */
     @org.junit.jupiter.api.Test
     void aSlowFunctionInTheSourcesChainLetsTheStopThroughAfterAFewRecords() throws Exception {
@@ -114,7 +114,7 @@ class StopWithSavepointTest {
                         })
                 .sink("out", FileSink.<String>to(dir.resolve("slow-out")));
         JobHandle job = pipeline.start();
-        while (SLOW_SEEN.get() < 80) { // past the first poll of 64: polls now shrink
+        while (SLOW_SEEN.get() < 3) { // early: the first polls are small too
             if (job.isDone()) {
                 job.await();
                 throw new AssertionError("the job ended before it was stopped");
@@ -124,7 +124,7 @@ class StopWithSavepointTest {
         long before = SLOW_SEEN.get();
         job.stopWithSavepoint(dir.resolve("sp2")).get(120, TimeUnit.SECONDS);
         job.await(Duration.ofSeconds(120));
-        assertThat(SLOW_SEEN.get() - before).as("records the stop waited for").isLessThan(64);
+        assertThat(SLOW_SEEN.get() - before).as("records the stop waited for").isLessThan(16);
         assertThat(FileSink.readCommitted(dir.resolve("slow-out")))
                 .hasSizeLessThanOrEqualTo((int) SLOW_SEEN.get())
                 .isNotEmpty();
@@ -156,9 +156,64 @@ class StopWithSavepointTest {
                     .failsWithin(Duration.ofSeconds(10))
                     .withThrowableOfType(java.util.concurrent.ExecutionException.class)
                     .withMessageContaining("it has finished: its input ended")
-                    .withMessageContaining("Its last checkpoint, " + last.id())
+                    .withMessageContaining("Its last completed checkpoint is " + last.id())
                     .withMessageContaining(last.path().toString());
         }
         assertThat(dir.resolve("sp")).doesNotExist();
+    }
+
+    /** A path that holds no checkpoint is refused as a wrong path, not as a corrupt checkpoint. */
+    @org.junit.jupiter.api.Test
+    void fromSavepointOfAPathWithoutACheckpointSaysSo() throws Exception {
+        Files.createDirectories(dir.resolve("empty"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> job(dir.resolve("nowhere")).run())
+                .hasStackTraceContaining("no checkpoint or savepoint at")
+                .hasStackTraceContaining("does not exist");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> job(dir.resolve("empty")).run())
+                .hasStackTraceContaining("the directory holds none");
+        // A checkpoint root: the refusal names the newest checkpoint inside it.
+        Pipeline first =
+                Pipeline.create("root")
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(10), dir.resolve("root")));
+        first.source("numbers", Sources.sequence(1, 100, 1, 0))
+                .map(n -> Long.toString(n))
+                .sink("out", FileSink.<String>to(dir.resolve("root-out")));
+        JobHandle done = first.start();
+        done.await(Duration.ofSeconds(60));
+        String newest =
+                done.checkpointStats()
+                        .get(done.checkpointStats().size() - 1)
+                        .path()
+                        .getFileName()
+                        .toString();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> job(dir.resolve("root")).run())
+                .hasStackTraceContaining("is a checkpoint directory, not one checkpoint")
+                .hasStackTraceContaining(newest);
+    }
+
+    /** A job stopped with a savepoint is pointed at that savepoint, from which it resumes. */
+    @org.junit.jupiter.api.Test
+    void aSavepointOfAStoppedJobPointsAtItsStopSavepoint() throws Exception {
+        JobHandle first = job(null).start();
+        while (!Files.isDirectory(dir.resolve("out"))
+                || FileSink.readCommitted(dir.resolve("out")).isEmpty()) {
+            if (first.isDone()) {
+                first.await();
+                throw new AssertionError("the job ended before it was stopped");
+            }
+            Thread.onSpinWait();
+        }
+        CheckpointStats savepoint =
+                first.stopWithSavepoint(dir.resolve("sp")).get(60, TimeUnit.SECONDS);
+        assertThat(first.await(Duration.ofSeconds(60)).stoppedWithSavepoint())
+                .contains(savepoint.path());
+        org.assertj.core.api.Assertions.assertThat(first.triggerSavepoint(dir.resolve("sp")))
+                .failsWithin(Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withMessageContaining("it was stopped with savepoint " + savepoint.path())
+                .withMessageContaining("Pipeline.fromSavepoint(" + savepoint.path() + ")")
+                .withMessageNotContaining("same directory");
     }
 }

@@ -233,6 +233,17 @@ final class CheckpointCoordinator {
                 });
     }
 
+    /** The savepoint of a stop-with-savepoint, once it completed; null before. */
+    private volatile Path stopSavepoint;
+
+    /**
+     * The directory of the savepoint a stop-with-savepoint took, once it completed (the job stops
+     * after it, or ends on its own if its input ends first); null if none did.
+     */
+    Path stopSavepoint() {
+        return stopSavepoint;
+    }
+
     private synchronized void release() {
         holding = false;
     }
@@ -435,6 +446,9 @@ final class CheckpointCoordinator {
         long oldestInFlight;
         synchronized (this) {
             pending.remove(checkpoint.id);
+            if (checkpoint.savepoint && holding) {
+                stopSavepoint = checkpoint.directory; // before any task can hear of it and end
+            }
             lastCompletedNanos = System.nanoTime();
             if (!checkpoint.savepoint) {
                 consecutiveFailures = 0;

@@ -148,6 +148,11 @@ public final class Execution {
         return coordinator.trigger(savepointParent);
     }
 
+    /** The savepoint a stop-with-savepoint took in this execution, once complete; else null. */
+    public Path stopSavepoint() {
+        return coordinator == null ? null : coordinator.stopSavepoint();
+    }
+
     /**
      * Starts the savepoint of a stop-with-savepoint: no checkpoint starts after it (see {@link
      * CheckpointCoordinator#triggerLast}).

@@ -145,25 +145,60 @@ public final class LocalJob implements JobHandle {
      * not one: name the one to pass instead of calling its missing manifest corrupt.
      */
     private static void refuseSavepointParent(Path path) {
+        if (!java.nio.file.Files.exists(path)) {
+            throw new IllegalArgumentException(
+                    "no checkpoint or savepoint at "
+                            + path.toAbsolutePath()
+                            + ": the path does not exist. Pass the directory of one checkpoint"
+                            + " (chk-...) or savepoint (savepoint-...), e.g. the path"
+                            + " CheckpointStats.path() returned; weir inspect <checkpoint"
+                            + " directory> lists them");
+        }
         if (!java.nio.file.Files.isDirectory(path)
                 || java.nio.file.Files.exists(path.resolve("_manifest"))) {
             return;
         }
         List<String> savepoints = new ArrayList<>();
+        List<String> checkpoints = new ArrayList<>();
+        boolean other = false;
         try (java.util.stream.Stream<Path> children = java.nio.file.Files.list(path)) {
-            children.filter(
-                            child ->
-                                    child.getFileName().toString().startsWith("savepoint-")
-                                            && java.nio.file.Files.exists(
-                                                    child.resolve("_manifest")))
-                    .forEach(child -> savepoints.add(child.getFileName().toString()));
+            for (Path child : (Iterable<Path>) children::iterator) {
+                String name = child.getFileName().toString();
+                boolean complete = java.nio.file.Files.exists(child.resolve("_manifest"));
+                if (name.startsWith("savepoint-") && complete) {
+                    savepoints.add(name);
+                } else if (name.startsWith("chk-") && complete) {
+                    checkpoints.add(name);
+                } else if (!name.startsWith("_") && !name.startsWith(".")) {
+                    other = true;
+                }
+            }
         } catch (java.io.IOException e) {
             return; // the load reports what it cannot read
         }
-        if (savepoints.isEmpty()) {
-            return;
+        if (savepoints.isEmpty() && checkpoints.isEmpty()) {
+            if (!other) {
+                throw new IllegalArgumentException(
+                        "no checkpoint or savepoint at "
+                                + path.toAbsolutePath()
+                                + ": the directory holds none (no _manifest, no chk-... or"
+                                + " savepoint-... inside). Pass the directory of one checkpoint"
+                                + " or savepoint, e.g. the path CheckpointStats.path() returned");
+            }
+            return; // files but no manifest: the load reports a missing or torn manifest
         }
         java.util.Collections.sort(savepoints);
+        java.util.Collections.sort(checkpoints);
+        if (savepoints.isEmpty()) {
+            throw new IllegalArgumentException(
+                    path
+                            + " is a checkpoint directory, not one checkpoint: it holds "
+                            + String.join(", ", checkpoints)
+                            + ". Pass one of them, e.g. Pipeline.fromSavepoint("
+                            + path.resolve(checkpoints.get(checkpoints.size() - 1))
+                            + ") (the newest), or start the pipeline with checkpointing on this"
+                            + " directory to resume from its newest checkpoint");
+        }
         throw new IllegalArgumentException(
                 path
                         + " is the directory savepoints were written into, not a savepoint: it"
@@ -272,8 +307,11 @@ public final class LocalJob implements JobHandle {
     }
 
     private JobResult finished(long startNanos) {
+        // A stop whose savepoint completed while the input ended: the job ended on its own, but
+        // the stop succeeded and its savepoint is the state to resume from.
+        Path savepoint = stopSavepoint != null ? stopSavepoint : execution.stopSavepoint();
         return new JobResult(
-                name, Duration.ofNanos(System.nanoTime() - startNanos), restarts, stopSavepoint);
+                name, Duration.ofNanos(System.nanoTime() - startNanos), restarts, savepoint);
     }
 
     @Override
@@ -326,7 +364,8 @@ public final class LocalJob implements JobHandle {
 
     @Override
     public CompletableFuture<CheckpointStats> triggerCheckpoint() {
-        return execution.triggerCheckpoint(null);
+        CompletableFuture<CheckpointStats> ended = notRunning("a checkpoint");
+        return ended != null ? ended : execution.triggerCheckpoint(null);
     }
 
     @Override
@@ -345,29 +384,40 @@ public final class LocalJob implements JobHandle {
             return null;
         }
         JobResult done = result.isCompletedExceptionally() ? null : result.getNow(null);
-        String why;
-        if (done != null && done.stoppedWithSavepoint().isPresent()) {
-            why = "it was stopped with savepoint " + done.stoppedWithSavepoint().get();
-        } else if (cancelled.getCount() == 0) {
-            why = "it was cancelled";
-        } else if (done != null) {
-            why = "it has finished: its input ended, so there is nothing left to stop";
-        } else {
-            why = "it has failed (see await())";
-        }
         CheckpointStats last;
         synchronized (stats) {
             last = stats.peekLast();
         }
-        String instead =
-                last == null
-                        ? " It completed no checkpoint, so it kept no state to start from."
-                        : " Its last checkpoint, "
-                                + last.id()
-                                + ", holds its state at its end: start the pipeline again on its"
-                                + " checkpoint directory to resume from it, or pass "
-                                + last.path()
-                                + " to Pipeline.fromSavepoint.";
+        String why;
+        String instead;
+        if (done != null && done.stoppedWithSavepoint().isPresent()) {
+            why = "it was stopped with savepoint " + done.stoppedWithSavepoint().get();
+            instead =
+                    " Its sinks committed that savepoint's output, so a new run resumes from it:"
+                            + " Pipeline.fromSavepoint("
+                            + done.stoppedWithSavepoint().get()
+                            + ").";
+        } else {
+            if (cancelled.getCount() == 0) {
+                why = "it was cancelled";
+            } else if (done != null) {
+                why = "it has finished: its input ended";
+            } else {
+                why = "it has failed (see await())";
+            }
+            instead =
+                    last == null
+                            ? " It completed no checkpoint, so it kept no state to start from."
+                            : " Its last completed checkpoint is "
+                                    + last.id()
+                                    + (done != null
+                                            ? ", taken at its end"
+                                            : " (a new run reads again what came after it)")
+                                    + ": start the pipeline again with checkpointing on the same"
+                                    + " directory to resume from it, or pass "
+                                    + last.path()
+                                    + " to Pipeline.fromSavepoint.";
+        }
         return CompletableFuture.failedFuture(
                 new IllegalStateException(
                         "job '" + name + "' cannot take " + what + ": " + why + "." + instead));

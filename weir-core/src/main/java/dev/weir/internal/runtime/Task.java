@@ -155,7 +155,8 @@ public final class Task {
         this.name = parts.name();
         this.sourceName = parts.sourceName();
         this.batchSize = parts.batchSize();
-        this.pollSize = Math.min(batchSize, 64); // grows within a few polls when records are cheap
+        this.pollSize =
+                1; // doubles to the batch size within 11 quick polls; a slow first record costs one
         this.source = parts.source();
         this.sourceOutput = parts.sourceOutput();
         this.inputs = parts.inputs();
@@ -351,9 +352,9 @@ public final class Task {
             snapshotAndForward(barrier, 0);
             return true;
         }
-        long start = System.nanoTime();
+        long start = source.nanoTime(); // the job's clock, so a simulation stays deterministic
         boolean progress = source.poll(sourceOutput, pollSize);
-        adaptPollSize(System.nanoTime() - start);
+        adaptPollSize(source.nanoTime() - start);
         FaultPoints.reach(FaultPoint.SOURCE_AFTER_POLL);
         if (source.ended()) {
             endOfInput();

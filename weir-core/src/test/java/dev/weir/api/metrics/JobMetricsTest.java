@@ -152,10 +152,16 @@ class JobMetricsTest {
             JobMetrics.TaskMetrics source = task(job.metrics(), "numbers#0");
             JobMetrics.ChannelMetrics channel = job.metrics().channels().get(0);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            // The held task takes one batch before it blocks: wait until the source refilled.
-            while (source.backpressuredNanos() == 0
-                    || channel.fill() < 1.0
-                    || channel.queuedItems() < channel.capacityItems()) {
+            // The tasks after the source take a few batches before the held sink blocks them all:
+            // wait until the source refilled its channel and it stayed full for 50 reads in a
+            // row (the reduce may still take a batch while its own output drains into the sink).
+            int fullReads = 0;
+            while (fullReads < 50) {
+                boolean full =
+                        source.backpressuredNanos() > 0
+                                && channel.fill() >= 1.0
+                                && channel.queuedItems() >= channel.capacityItems();
+                fullReads = full ? fullReads + 1 : 0;
                 assertThat(System.nanoTime()).as("backpressure seen by now").isLessThan(deadline);
                 LockSupport.parkNanos(1_000_000);
             }
