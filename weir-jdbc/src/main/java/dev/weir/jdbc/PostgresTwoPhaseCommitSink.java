@@ -354,6 +354,12 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
          * table (see the class javadoc). Leaves {@code connection}'s autocommit mode as it found
          * it.
          */
+        /**
+         * The job instance whose claim this writer takes over (its directory is gone, nothing of it
+         * runs), or null: the output in the table is then that job's, not this one's.
+         */
+        private JobInstance tookOverFrom;
+
         private void claimPrefix(Connection connection, boolean write) throws SQLException {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
@@ -395,6 +401,9 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                     String running = runningEvidence(connection);
                     if (!running.isEmpty()) {
                         throw new UnrecoverableException(sharedPrefix(owner, how, running));
+                    }
+                    if (instance != null) {
+                        tookOverFrom = owner; // it takes (or will take) it over: not its output
                     }
                     if (write || instance == null) {
                         // Its directory was deleted (or started over) and nothing of it runs: that
@@ -842,10 +851,19 @@ public final class PostgresTwoPhaseCommitSink<T> implements TwoPhaseCommitSink<T
                     + progressTable
                     + "), but "
                     + restored
-                    + ". A newer checkpoint completed and its metadata (its _manifest) is lost, so"
-                    + " replaying from there would write that output twice. Put the lost"
-                    + " checkpoint back into the checkpoint directory and start again; or start"
-                    + " over with resume \"none\" after emptying table "
+                    + (tookOverFrom != null
+                            ? ". That output is from another job instance, "
+                                    + tookOverFrom.describe()
+                                    + ", whose claim on the prefix this job took over because its"
+                                    + " checkpoint directory no longer holds it: this job cannot"
+                                    + " continue that output, and replaying its input would write"
+                                    + " it twice. If this job replaces that one, start over with"
+                                    + " resume \"none\" after emptying table "
+                            : ". A newer checkpoint completed and its metadata (its _manifest) is"
+                                    + " lost, so replaying from there would write that output"
+                                    + " twice. Put the lost checkpoint back into the checkpoint"
+                                    + " directory and start again; or start over with resume"
+                                    + " \"none\" after emptying table ")
                     + table.table()
                     + " (or into an empty table); or, to start over with resume \"latest\" and"
                     + " no checkpoints, empty the table and run DELETE FROM "

@@ -307,6 +307,32 @@ class PostgresTwoPhaseSharedPrefixTest {
         assertThat(new HashSet<>(committed)).hasSize(N);
     }
 
+    @Test
+    void aJobResumingOnANewDirectoryAfterTheOldOneWasDeletedIsToldTheOutputIsTheOldJobs()
+            throws Exception {
+        Path checkpoints = temp.resolve("chk");
+        assertThat(job(checkpoints, 2, "latest").run().restarts()).isZero();
+        String old = CheckpointView.instanceId(checkpoints).orElseThrow();
+
+        // The directory is deleted, and the job starts again asking to resume ("latest"): the old
+        // instance's claim is taken over, and its output in the table is not this job's to resume.
+        deleteTree(checkpoints);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> job(checkpoints, 2, "latest").run())
+                .hasStackTraceContaining("is from another job instance")
+                .hasStackTraceContaining(old)
+                .hasStackTraceContaining("resume \"none\" after emptying table")
+                .satisfies(
+                        e ->
+                                assertThat(
+                                                e.toString()
+                                                        + java.util.Arrays.toString(
+                                                                e.getStackTrace()))
+                                        .doesNotContain("_manifest) is lost"));
+        assertThat(TestPostgres.prepared(server, prefix)).isEmpty();
+        assertEachNumberOnce();
+    }
+
     // ---- the claim, on writers made by hand ----
 
     /** A writer of job instance {@code id} whose checkpoint directory is {@code directory}. */
