@@ -216,4 +216,43 @@ class StopWithSavepointTest {
                 .withMessageContaining("Pipeline.fromSavepoint(" + savepoint.path() + ")")
                 .withMessageNotContaining("same directory");
     }
+
+    static final java.util.concurrent.CountDownLatch HELD =
+            new java.util.concurrent.CountDownLatch(1);
+    static final java.util.concurrent.CountDownLatch HOLDING =
+            new java.util.concurrent.CountDownLatch(1);
+
+    /** A stop whose savepoint cannot complete before the job is cancelled says so. */
+    @org.junit.jupiter.api.Test
+    void aStopCancelledBeforeItsSavepointCompletedSaysTheSavepointWasAborted() throws Exception {
+        Pipeline pipeline =
+                Pipeline.create("held")
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                                Duration.ofHours(1), dir.resolve("chk3"))
+                                        .withResume("none"));
+        pipeline.source("numbers", Sources.sequence(1, 1_000, 1, 0))
+                .map(
+                        n -> {
+                            HOLDING.countDown();
+                            HELD.await(); // the barrier cannot pass this record
+                            return Long.toString(n);
+                        })
+                .sink("out", FileSink.<String>to(dir.resolve("held-out")));
+        JobHandle job = pipeline.start();
+        try {
+            HOLDING.await();
+            var stop = job.stopWithSavepoint(dir.resolve("sp3"));
+            job.cancel();
+            HELD.countDown();
+            org.assertj.core.api.Assertions.assertThat(stop)
+                    .failsWithin(Duration.ofSeconds(60))
+                    .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    .withMessageContaining("savepoint ")
+                    .withMessageContaining("aborted: the job stopped")
+                    .withMessageNotContaining("checkpoint ");
+        } finally {
+            HELD.countDown();
+        }
+    }
 }

@@ -503,7 +503,16 @@ final class CheckpointCoordinator {
         }
         deleteAborted(checkpoint);
         IllegalStateException failure =
-                new IllegalStateException("checkpoint " + id + " aborted: " + reason, cause);
+                new IllegalStateException(
+                        (checkpoint.savepoint ? "savepoint " : "checkpoint ")
+                                + id
+                                + " aborted: "
+                                + (checkpoint.savepoint && stopped
+                                        ? "the job stopped (it was cancelled, failed or ended)"
+                                                + " before the savepoint completed; nothing was"
+                                                + " kept of it"
+                                        : reason),
+                        cause);
         checkpoint.future.completeExceptionally(failure);
         if (!failTheJob && !checkpoint.savepoint) {
             retryFinalLater();
