@@ -652,6 +652,20 @@ public final class Verifier {
                     tally.states.restored(),
                     tally.states.reruns());
         }
+        if (tally.kills < Math.max(options.kills(), 0)) {
+            out.printf(
+                    Locale.ROOT,
+                    "kills asked for: %d, landed: %d (a planned kill whose moment a run does not"
+                            + " reach, such as a random time after the input ended, ends the"
+                            + " round instead; more --records or a lower --rate give them room)%n",
+                    options.kills(),
+                    tally.kills);
+        }
+        if (recoveries.isEmpty()) {
+            out.println(
+                    "no recovery was timed in this run, so recovery_ms_p50 and recovery_ms_p99"
+                            + " below read 0");
+        }
         out.println(report.line());
         return report;
     }

@@ -142,6 +142,9 @@ class VerifyIT {
 
         assertThat(report.findings().problems()).as(log).isEmpty();
         assertThat(report.bugsCaught()).as(log).isEqualTo(report.bugs()).isEqualTo(1);
+        // No kill was planned, so no recovery was timed: the summary's zeros are said to be so.
+        assertThat(log).contains("no recovery was timed in this run");
+        assertThat(lastLine(bytes)).contains(" recovery_ms_p50=0 ");
     }
 
     @Test
