@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
 public final class CheckpointStore implements CheckpointStorage {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointStore.class);
     private static final String PREFIX = "chk-";
+
+    /** How a savepoint's directory is named, in the directory it was written into. */
+    private static final String SAVEPOINT_PREFIX = "savepoint-";
+
     private static final String MAX_ABORTED = "_max-aborted-id";
 
     /** The file holding the directory's job instance id (see {@link #instanceId()}). */
@@ -125,7 +129,7 @@ public final class CheckpointStore implements CheckpointStorage {
     public Path begin(long id, Path savepointParent) throws IOException {
         Path checkpoint =
                 savepointParent != null
-                        ? savepointParent.resolve(String.format("savepoint-%011d", id))
+                        ? savepointParent.resolve(String.format("%s%011d", SAVEPOINT_PREFIX, id))
                         : checkpointDirectory(id);
         if (savepointParent != null) {
             // A savepoint's id is used outside this directory: record it first, so that a run
@@ -300,6 +304,77 @@ public final class CheckpointStore implements CheckpointStorage {
                 deleteQuietly(checkpointDirectory(id));
             }
         }
+    }
+
+    /**
+     * Refuses a path given to restore from that holds no checkpoint of its own: one that does not
+     * exist, an empty directory, a checkpoint directory or the directory savepoints were written
+     * into (naming the newest checkpoint or savepoint inside), instead of calling its missing
+     * manifest corrupt. Returns for a checkpoint or savepoint, and for a directory with files but
+     * no manifest (its load reports the missing or torn manifest).
+     */
+    public static void refuseWrongRestorePath(Path path) {
+        if (!Files.exists(path)) {
+            throw new IllegalArgumentException(
+                    "no checkpoint or savepoint at "
+                            + path.toAbsolutePath()
+                            + ": the path does not exist. Pass the directory of one checkpoint"
+                            + " (chk-...) or savepoint (savepoint-...), e.g. the path"
+                            + " CheckpointStats.path() returned; weir inspect <checkpoint"
+                            + " directory> lists them");
+        }
+        if (!Files.isDirectory(path) || Files.exists(path.resolve(Manifest.FILE_NAME))) {
+            return;
+        }
+        List<String> savepoints = new ArrayList<>();
+        List<String> checkpoints = new ArrayList<>();
+        boolean other = false;
+        try (Stream<Path> children = Files.list(path)) {
+            for (Path child : (Iterable<Path>) children::iterator) {
+                String name = child.getFileName().toString();
+                boolean complete = Files.exists(child.resolve(Manifest.FILE_NAME));
+                if (name.startsWith(SAVEPOINT_PREFIX) && complete) {
+                    savepoints.add(name);
+                } else if (name.startsWith(PREFIX) && complete) {
+                    checkpoints.add(name);
+                } else if (!name.startsWith("_") && !name.startsWith(".")) {
+                    other = true;
+                }
+            }
+        } catch (IOException e) {
+            return; // the load reports what it cannot read
+        }
+        if (savepoints.isEmpty() && checkpoints.isEmpty()) {
+            if (!other) {
+                throw new IllegalArgumentException(
+                        "no checkpoint or savepoint at "
+                                + path.toAbsolutePath()
+                                + ": the directory holds none (no _manifest, no chk-... or"
+                                + " savepoint-... inside). Pass the directory of one checkpoint"
+                                + " or savepoint, e.g. the path CheckpointStats.path() returned");
+            }
+            return; // files but no manifest: the load reports a missing or torn manifest
+        }
+        java.util.Collections.sort(savepoints);
+        java.util.Collections.sort(checkpoints);
+        if (savepoints.isEmpty()) {
+            throw new IllegalArgumentException(
+                    path
+                            + " is a checkpoint directory, not one checkpoint: it holds "
+                            + String.join(", ", checkpoints)
+                            + ". Pass one of them, e.g. Pipeline.fromSavepoint("
+                            + path.resolve(checkpoints.get(checkpoints.size() - 1))
+                            + ") (the newest), or start the pipeline with checkpointing on this"
+                            + " directory to resume from its newest checkpoint");
+        }
+        throw new IllegalArgumentException(
+                path
+                        + " is the directory savepoints were written into, not a savepoint: it"
+                        + " holds "
+                        + String.join(", ", savepoints)
+                        + ". Pass one of them, e.g. Pipeline.fromSavepoint("
+                        + path.resolve(savepoints.get(savepoints.size() - 1))
+                        + ") (the newest), or the path CheckpointStats.path() returned");
     }
 
     /** Deletes a checkpoint directory, its manifest first so it is never seen half-deleted. */

@@ -65,6 +65,9 @@ final class CheckpointCoordinator {
      */
     private boolean holding;
 
+    /** The savepoint of a stop-with-savepoint, once it completed; null before. */
+    private volatile Path stopSavepoint;
+
     /** Fails the job (a checkpoint failure beyond the tolerable count). */
     private final Consumer<Throwable> failJob;
 
@@ -232,9 +235,6 @@ final class CheckpointCoordinator {
                     }
                 });
     }
-
-    /** The savepoint of a stop-with-savepoint, once it completed; null before. */
-    private volatile Path stopSavepoint;
 
     /**
      * The directory of the savepoint a stop-with-savepoint took, once it completed (the job stops

@@ -6,6 +6,7 @@ import dev.weir.api.JobResult;
 import dev.weir.api.UnrecoverableException;
 import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.metrics.JobMetrics;
+import dev.weir.internal.checkpoint.CheckpointStore;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.graph.JobGraph;
 import dev.weir.internal.graph.Node;
@@ -133,80 +134,11 @@ public final class LocalJob implements JobHandle {
     }
 
     private RestoredCheckpoint load(Path path) {
-        refuseSavepointParent(path);
+        CheckpointStore.refuseWrongRestorePath(path);
         RestoredCheckpoint restored = RestoredCheckpoint.load(path);
         LOG.info("job {} restores checkpoint {} from {}", name, restored.id(), path);
         settings.listener().onRestore(restored.id(), path);
         return restored;
-    }
-
-    /**
-     * The directory given to {@code triggerSavepoint}/{@code stopWithSavepoint} holds savepoints,
-     * not one: name the one to pass instead of calling its missing manifest corrupt.
-     */
-    private static void refuseSavepointParent(Path path) {
-        if (!java.nio.file.Files.exists(path)) {
-            throw new IllegalArgumentException(
-                    "no checkpoint or savepoint at "
-                            + path.toAbsolutePath()
-                            + ": the path does not exist. Pass the directory of one checkpoint"
-                            + " (chk-...) or savepoint (savepoint-...), e.g. the path"
-                            + " CheckpointStats.path() returned; weir inspect <checkpoint"
-                            + " directory> lists them");
-        }
-        if (!java.nio.file.Files.isDirectory(path)
-                || java.nio.file.Files.exists(path.resolve("_manifest"))) {
-            return;
-        }
-        List<String> savepoints = new ArrayList<>();
-        List<String> checkpoints = new ArrayList<>();
-        boolean other = false;
-        try (java.util.stream.Stream<Path> children = java.nio.file.Files.list(path)) {
-            for (Path child : (Iterable<Path>) children::iterator) {
-                String name = child.getFileName().toString();
-                boolean complete = java.nio.file.Files.exists(child.resolve("_manifest"));
-                if (name.startsWith("savepoint-") && complete) {
-                    savepoints.add(name);
-                } else if (name.startsWith("chk-") && complete) {
-                    checkpoints.add(name);
-                } else if (!name.startsWith("_") && !name.startsWith(".")) {
-                    other = true;
-                }
-            }
-        } catch (java.io.IOException e) {
-            return; // the load reports what it cannot read
-        }
-        if (savepoints.isEmpty() && checkpoints.isEmpty()) {
-            if (!other) {
-                throw new IllegalArgumentException(
-                        "no checkpoint or savepoint at "
-                                + path.toAbsolutePath()
-                                + ": the directory holds none (no _manifest, no chk-... or"
-                                + " savepoint-... inside). Pass the directory of one checkpoint"
-                                + " or savepoint, e.g. the path CheckpointStats.path() returned");
-            }
-            return; // files but no manifest: the load reports a missing or torn manifest
-        }
-        java.util.Collections.sort(savepoints);
-        java.util.Collections.sort(checkpoints);
-        if (savepoints.isEmpty()) {
-            throw new IllegalArgumentException(
-                    path
-                            + " is a checkpoint directory, not one checkpoint: it holds "
-                            + String.join(", ", checkpoints)
-                            + ". Pass one of them, e.g. Pipeline.fromSavepoint("
-                            + path.resolve(checkpoints.get(checkpoints.size() - 1))
-                            + ") (the newest), or start the pipeline with checkpointing on this"
-                            + " directory to resume from its newest checkpoint");
-        }
-        throw new IllegalArgumentException(
-                path
-                        + " is the directory savepoints were written into, not a savepoint: it"
-                        + " holds "
-                        + String.join(", ", savepoints)
-                        + ". Pass one of them, e.g. Pipeline.fromSavepoint("
-                        + path.resolve(savepoints.get(savepoints.size() - 1))
-                        + ") (the newest), or the path CheckpointStats.path() returned");
     }
 
     private Execution newExecution(RestoredCheckpoint restored) {

@@ -61,9 +61,10 @@ public final class Task {
      * Records a source may emit in its next poll: halved after a poll that took longer than {@link
      * #SLOW_POLL_NANOS}, doubled (up to the batch size) after a quick one. A slow function chained
      * into the source (a call out, a sleep) then runs a few records per step instead of a whole
-     * batch, so a barrier, a commit or a stop waits for a few records, not for minutes.
+     * batch, so a barrier, a commit or a stop waits for a few records, not for minutes. Starts at
+     * one record (a slow first record costs one), doubling to 1,024 within 10 quick polls.
      */
-    private int pollSize;
+    private int pollSize = 1;
 
     /** A poll slower than this shrinks the next one. */
     private static final long SLOW_POLL_NANOS = 5_000_000;
@@ -155,8 +156,6 @@ public final class Task {
         this.name = parts.name();
         this.sourceName = parts.sourceName();
         this.batchSize = parts.batchSize();
-        this.pollSize =
-                1; // doubles to the batch size within 11 quick polls; a slow first record costs one
         this.source = parts.source();
         this.sourceOutput = parts.sourceOutput();
         this.inputs = parts.inputs();
