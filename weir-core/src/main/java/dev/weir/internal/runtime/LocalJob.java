@@ -260,6 +260,10 @@ public final class LocalJob implements JobHandle {
         } catch (ExecutionException e) {
             driver.join();
             throw rethrow(e);
+        } catch (CancellationException e) {
+            // get() throws a cancellation as itself, not wrapped: the driver may still be exiting
+            driver.join();
+            throw e;
         }
     }
 
@@ -272,6 +276,9 @@ public final class LocalJob implements JobHandle {
         } catch (ExecutionException e) {
             driver.join();
             throw rethrow(e);
+        } catch (CancellationException e) {
+            driver.join();
+            throw e;
         }
     }
 
