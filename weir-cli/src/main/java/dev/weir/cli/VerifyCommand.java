@@ -152,6 +152,14 @@ public final class VerifyCommand implements Callable<Integer> {
         }
         // Progress in planned runs of the job (each kill, then each seeded bug) on standard
         // error; the verifier's own lines go around the bar.
+        if (Files.exists(work) && !Files.isDirectory(work)) {
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--dir "
+                            + work
+                            + " is a file, not a directory; give a directory (it is created if"
+                            + " missing) or leave --dir out for a new temporary one");
+        }
         Files.createDirectories(work);
         ProgressReporter progress = ProgressReporter.onStandardError("verify", -1, "runs");
         Verifier.Report report;

@@ -175,6 +175,19 @@ class WeirCliTest {
                 usage("zero max", "'--max': '0'", "log", "tail", "t", "--max", "0"),
                 usage("not a number", "'--max': 'ten'", "log", "tail", "t", "--max", "ten"),
                 usage("negative kills", "'--kills': '-3'", "verify", "--kills", "-3"),
+                usage(
+                        "no kills",
+                        "weir verify: --kills 0: weir verify proves exactly-once through crashes,"
+                                + " so it needs at least one; use --kills 1 or more",
+                        "verify",
+                        "--kills",
+                        "0"),
+                usage(
+                        "a file as the working directory",
+                        "weir verify: --dir pom.xml is a file, not a directory; give a directory",
+                        "verify",
+                        "--dir",
+                        "pom.xml"),
                 usage("zero records", "'--records': '0'", "verify", "--records", "0"),
                 usage("negative keys", "'--keys': '-1'", "verify", "--keys", "-1"),
                 usage("negative rate", "'--rate': '-1'", "verify", "--rate", "-1"),

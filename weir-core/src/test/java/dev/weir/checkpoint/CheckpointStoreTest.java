@@ -114,6 +114,22 @@ class CheckpointStoreTest {
     }
 
     @Test
+    void openingAJobsCheckpointDirectoryAsOneCheckpointNamesTheNewestInsteadOfCallingItCorrupt()
+            throws Exception {
+        List<CheckpointStats> stats = takeCheckpoints(endlessJob(dir, 128), 2);
+        String newest = stats.get(1).path().getFileName().toString();
+
+        assertThatThrownBy(() -> CheckpointView.open(dir))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("is a checkpoint directory, not one checkpoint")
+                .hasMessageContaining(dir.resolve(newest).toString());
+        assertThatThrownBy(() -> CheckpointView.open(dir.resolve("chk-nope")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the path does not exist");
+        assertThat(CheckpointView.open(stats.get(1).path()).id()).isEqualTo(stats.get(1).id());
+    }
+
+    @Test
     void invariant8_aMissingFileIsALoudErrorNamingTheFile() throws Exception {
         CheckpointStats stats = takeCheckpoints(endlessJob(dir, 128), 1).get(0);
         Path victim = stats.path().resolve("task-numbers-0.state");

@@ -2,6 +2,7 @@ package dev.weir.api.checkpoint;
 
 import dev.weir.api.codec.Codec;
 import dev.weir.api.state.StateBackends;
+import dev.weir.internal.checkpoint.CheckpointStore;
 import dev.weir.internal.checkpoint.Manifest;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.checkpoint.StateFiles.OperatorState;
@@ -49,9 +50,13 @@ public final class CheckpointView {
      * @param directory a checkpoint or savepoint directory (such as {@code chk-42}), not the job's
      *     checkpoint directory that holds them; see {@link #latest} for that
      * @return a view of it; reads only and takes no lock
+     * @throws IllegalArgumentException if the path holds no checkpoint of its own (it does not
+     *     exist, is empty, or is a job's checkpoint directory or the directory savepoints were
+     *     written into: the message names the newest checkpoint inside)
      * @throws CheckpointCorruptedException if any file fails verification
      */
     public static CheckpointView open(Path directory) {
+        CheckpointStore.refuseWrongRestorePath(directory);
         return new CheckpointView(RestoredCheckpoint.load(directory));
     }
 
