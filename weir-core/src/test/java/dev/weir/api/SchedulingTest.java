@@ -6,6 +6,7 @@ import dev.weir.api.sink.CollectSink;
 import dev.weir.api.sink.CountingSink;
 import dev.weir.api.sink.Sinks;
 import dev.weir.api.source.Sources;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -112,5 +113,53 @@ class SchedulingTest {
 
         assertThat(slow.count()).isEqualTo(5);
         assertThat(others.count()).isEqualTo(100_000);
+    }
+
+    @Test
+    void aSlowStepInATaskOfItsOwnLetsABarrierThroughAfterAFewRecordsNotAFullChannel()
+            throws Exception {
+        // A step at about 1 ms per record behind a fast source, in tasks of its own (another
+        // parallelism, and blocking). With batches of 1,024 records and 64 of them in a channel,
+        // a barrier would queue behind up to 65,536 records (over a minute); the channel now
+        // sizes batches and its fill by the step's measured pace (SpscChannel.batchRecords), so
+        // what waits ahead of a barrier takes the step about 200 ms.
+        AtomicLong processed = new AtomicLong();
+        Path dir = java.nio.file.Files.createTempDirectory("weir-slow-step");
+        Pipeline pipeline =
+                Pipeline.create("slow-step")
+                        .parallelism(1)
+                        .checkpointing(
+                                dev.weir.api.checkpoint.CheckpointConfig.exactlyOnce(
+                                        java.time.Duration.ofHours(1), dir.resolve("chk")));
+        pipeline.source("numbers", Sources.sequence(1, 100_000_000))
+                .map(
+                        n -> {
+                            Thread.sleep(1);
+                            processed.incrementAndGet();
+                            return n;
+                        })
+                .blocking()
+                .parallelism(2)
+                .sink("out", Sinks.counting());
+        JobHandle job = pipeline.start();
+        try {
+            while (processed.get() < 300) {
+                Thread.sleep(10); // the step has run long enough to have measured its pace
+            }
+            for (int i = 0; i < 3; i++) {
+                long before = processed.get();
+                job.triggerCheckpoint().get(2, TimeUnit.MINUTES);
+                assertThat(processed.get() - before)
+                        .as("records the slow step took while checkpoint %d passed", i + 1)
+                        .isLessThan(2_000);
+            }
+            long before = processed.get();
+            job.stopWithSavepoint(dir.resolve("savepoints")).get(2, TimeUnit.MINUTES);
+            assertThat(processed.get() - before)
+                    .as("records the slow step took before the stop's savepoint passed")
+                    .isLessThan(2_000);
+        } finally {
+            job.cancel();
+        }
     }
 }

@@ -108,7 +108,11 @@ public interface JobMetrics {
         /** {@return batches and events waiting in the channel now} */
         int queuedItems();
 
-        /** {@return how many batches and events the channel holds at most} */
+        /**
+         * {@return how many batches and events the channel holds at most now: its configured
+         * capacity, or fewer while its consumer is slow, since Weir keeps what waits in a channel
+         * to about 200 ms of the consumer's work so that checkpoint barriers are not held up}
+         */
         int capacityItems();
 
         /** {@return estimated bytes of the records waiting now} */

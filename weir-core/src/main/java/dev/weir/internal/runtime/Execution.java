@@ -296,7 +296,8 @@ public final class Execution {
                             settings.localState(),
                             builder.time,
                             builder.timeService,
-                            blocking));
+                            blocking,
+                            nanoClock));
         }
         List<SpscChannel> inputs = new ArrayList<>();
         for (Edge edge : vertex.inputs()) {
@@ -325,7 +326,8 @@ public final class Execution {
                         settings.localState(),
                         builder.time,
                         builder.timeService,
-                        blocking));
+                        blocking,
+                        nanoClock));
     }
 
     /** True if a step of the chain may block its thread (a blocking step or sink). */

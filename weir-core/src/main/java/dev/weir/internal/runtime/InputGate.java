@@ -52,6 +52,11 @@ final class InputGate {
         channels[lastChannel].recycleColumn(column);
     }
 
+    /** Tells input {@code channel} how long a batch of {@code records} from it took. */
+    void reportCost(int channel, long nanos, int records) {
+        channels[channel].reportCost(nanos, records);
+    }
+
     /** The channel of the last item {@link #pollNext} returned. */
     int lastChannel() {
         return lastChannel;

@@ -98,10 +98,11 @@ public final class RecordWriter implements Output {
         int target = select(record);
         Object[] batch = batches[target];
         if (batch == null) {
-            batch = new Object[batchSize];
+            int capacity = channels[target].batchRecords(batchSize);
+            batch = new Object[capacity];
             batches[target] = batch;
             if (time != null) {
-                times[target] = channels[target].column(batchSize);
+                times[target] = channels[target].column(capacity);
             }
         }
         int size = sizes[target];
@@ -109,10 +110,10 @@ public final class RecordWriter implements Output {
             times[target][size] = time.timestamp;
         }
         batch[size++] = record;
-        if (size == batchSize) {
+        if (size == batch.length) {
             batches[target] = null;
             sizes[target] = 0;
-            records += batchSize;
+            records += size;
             enqueue(target, time == null ? batch : new TimedBatch(batch, times[target]));
         } else {
             sizes[target] = size;
@@ -141,10 +142,11 @@ public final class RecordWriter implements Output {
         int target = subtaskOfGroup[KeyGroups.keyGroupOf(key, maxParallelism)];
         Object[] pairs = batches[target];
         if (pairs == null) {
-            pairs = new Object[2 * batchSize];
+            int capacity = channels[target].batchRecords(batchSize);
+            pairs = new Object[2 * capacity];
             batches[target] = pairs;
             if (time != null) {
-                times[target] = channels[target].column(batchSize);
+                times[target] = channels[target].column(capacity);
             }
         }
         int size = sizes[target];
@@ -157,7 +159,7 @@ public final class RecordWriter implements Output {
         if (size == pairs.length) {
             batches[target] = null;
             sizes[target] = 0;
-            records += batchSize;
+            records += size >> 1;
             enqueue(target, new KeyedBatch(pairs, time == null ? null : times[target]));
         } else {
             sizes[target] = size;
@@ -194,9 +196,10 @@ public final class RecordWriter implements Output {
             int target = subtaskOfGroup[KeyGroups.keyGroupOf(key, maxParallelism)];
             Object[] pairs = batches[target];
             if (pairs == null) {
-                pairs = new Object[2 * batchSize];
+                int capacity = channels[target].batchRecords(batchSize);
+                pairs = new Object[2 * capacity];
                 batches[target] = pairs;
-                times[target] = channels[target].column(batchSize);
+                times[target] = channels[target].column(capacity);
             }
             int size = sizes[target];
             times[target][size >> 1] = stamps[i];
@@ -206,7 +209,7 @@ public final class RecordWriter implements Output {
             if (size == pairs.length) {
                 batches[target] = null;
                 sizes[target] = 0;
-                records += batchSize;
+                records += size >> 1;
                 enqueue(target, new KeyedBatch(pairs, times[target]));
             } else {
                 sizes[target] = size;
@@ -215,6 +218,18 @@ public final class RecordWriter implements Output {
         if (to > from) {
             now.timestamp = stamps[to - 1];
         }
+    }
+
+    /**
+     * Records that give each target about one batch of the size its consumer's pace allows ({@link
+     * SpscChannel#batchRecords}); {@code batchSize} per target for consumers that keep up.
+     */
+    int pacedRecords() {
+        long sum = 0;
+        for (SpscChannel channel : channels) {
+            sum += channel.batchRecords(batchSize);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, sum);
     }
 
     /** Refuses a key that could not be checkpointed and restored, at the first such record. */

@@ -73,6 +73,40 @@ public final class SpscChannel {
     private long p31, p32, p33, p34, p35, p36, p37;
 
     /**
+     * The consumer's cost per record in nanoseconds, as it measured its last batches ({@link
+     * #reportCost}); {@link #UNMEASURED} until its first batch. The producer sizes its batches and
+     * the channel's fill by it ({@link #batchRecords}), so that what waits in the channel takes the
+     * consumer a bounded time and a checkpoint barrier behind it is not held up for long.
+     */
+    private volatile long consumerNanosPerRecord = UNMEASURED;
+
+    /** Consumer only: its own copy of {@link #consumerNanosPerRecord}, the average it keeps. */
+    private long consumerAverage = UNMEASURED;
+
+    @SuppressWarnings("unused")
+    private long p51, p52, p53, p54, p55, p56, p57;
+
+    /** Producer only: the batch size and item limit last derived from the consumer's cost. */
+    private long pacedFor = Long.MIN_VALUE;
+
+    private int pacedRecords;
+    private int pacedItems;
+
+    /** Not measured yet: small batches and few of them until the consumer has a figure. */
+    static final long UNMEASURED = -1;
+
+    /** A batch should take the consumer at most this long (10 ms). */
+    static final long BATCH_BUDGET_NANOS = 10_000_000L;
+
+    /** What waits in a channel should take the consumer at most about this long (200 ms). */
+    static final long QUEUE_BUDGET_NANOS = 200_000_000L;
+
+    /** The batch size and items in flight before the consumer's first figure. */
+    static final int UNMEASURED_RECORDS = 64;
+
+    static final int UNMEASURED_ITEMS = 2;
+
+    /**
      * Timestamp columns the consumer has read, handed back for the producer's next batches: the
      * reverse direction of the same single-producer single-consumer pair. A column holds no
      * references, so reusing it costs no GC barrier however old it gets (design 009).
@@ -114,12 +148,17 @@ public final class SpscChannel {
         this.name = name;
     }
 
-    /** Appends {@code item}; returns false if the channel is full (backpressure). Producer only. */
+    /**
+     * Appends {@code item}; returns false if the channel is full (backpressure): it holds its
+     * capacity, or as many items as the consumer's measured pace allows ({@link #batchRecords}).
+     * Producer only.
+     */
     public boolean offer(Object item) {
         long t = (long) TAIL.getOpaque(this);
-        if (t - headCache > mask) {
+        long limit = Math.min(mask, paced() - 1L);
+        if (t - headCache > limit) {
             headCache = (long) HEAD.getAcquire(this);
-            if (t - headCache > mask) {
+            if (t - headCache > limit) {
                 return false;
             }
         }
@@ -139,6 +178,72 @@ public final class SpscChannel {
         buffer[index] = item;
         TAIL.setRelease(this, t + 1);
         return true;
+    }
+
+    /**
+     * Producer only: how many records its next batch for this channel should hold, at most {@code
+     * max}: all of them for a consumer that takes a batch of {@code max} within {@link
+     * #BATCH_BUDGET_NANOS}, fewer for a slower one, down to one record for a consumer that takes
+     * longer than that per record (a slow or blocking step). Together with the item limit it sets
+     * in {@link #offer}, what waits in the channel takes the consumer about {@link
+     * #QUEUE_BUDGET_NANOS} at most, so a barrier behind it waits about that long, not for thousands
+     * of slow records (Flink calls its version of this buffer debloating).
+     */
+    public int batchRecords(int max) {
+        paced();
+        return Math.min(max, pacedRecords);
+    }
+
+    /** Recomputes the pace if the consumer's figure changed; returns the item limit. */
+    private int paced() {
+        long nanos = consumerNanosPerRecord;
+        if (nanos != pacedFor) {
+            pacedFor = nanos;
+            pacedRecords = recordsFor(nanos);
+            pacedItems = itemsFor(nanos);
+        }
+        return pacedItems;
+    }
+
+    /** Records per batch for a consumer at {@code nanos} per record. */
+    private static int recordsFor(long nanos) {
+        if (nanos == UNMEASURED) {
+            return UNMEASURED_RECORDS;
+        }
+        return (int) Math.max(1, Math.min(1 << 16, BATCH_BUDGET_NANOS / Math.max(1, nanos)));
+    }
+
+    /** Items in flight for a consumer at {@code nanos} per record, at most the capacity. */
+    private int itemsFor(long nanos) {
+        if (nanos == UNMEASURED) {
+            return Math.min(mask + 1, UNMEASURED_ITEMS);
+        }
+        long items = QUEUE_BUDGET_NANOS / (Math.max(1, nanos) * recordsFor(nanos));
+        return (int) Math.max(1, Math.min(mask + 1L, items));
+    }
+
+    /**
+     * Consumer only: it took {@code nanos} for {@code records} records of one batch. Kept as a
+     * moving average, published when it moves by more than an eighth (the producer reads it once
+     * per batch).
+     */
+    public void reportCost(long nanos, int records) {
+        if (records <= 0) {
+            return;
+        }
+        long perRecord = Math.max(0, nanos) / records;
+        long average = consumerAverage;
+        long next = average == UNMEASURED ? perRecord : average - (average >> 2) + (perRecord >> 2);
+        consumerAverage = next;
+        long published = consumerNanosPerRecord;
+        if (published == UNMEASURED || Math.abs(next - published) > (published >> 3) + 1) {
+            consumerNanosPerRecord = next;
+        }
+    }
+
+    /** The consumer's cost per record as last published, or -1 before its first batch. */
+    public long consumerNanosPerRecord() {
+        return consumerNanosPerRecord;
     }
 
     /** The estimated bytes of a batch's records (one record measured); 0 for an event. */
@@ -172,9 +277,12 @@ public final class SpscChannel {
         return (int) Math.max(0, Math.min(t - h, mask + 1));
     }
 
-    /** How many items the channel holds at most. */
+    /**
+     * How many items the channel holds at most now: its capacity, or fewer while its consumer's
+     * pace allows fewer ({@link #batchRecords}). Read racily by an observer (metrics).
+     */
     public int capacityItems() {
-        return mask + 1;
+        return itemsFor(consumerNanosPerRecord);
     }
 
     /** Estimated bytes of records the channel holds before it refuses more. */

@@ -66,6 +66,15 @@ public final class Task {
      */
     private int pollSize = 1;
 
+    /** The job's clock (injected, so a simulated job stays deterministic). */
+    private final java.util.function.LongSupplier nanoClock;
+
+    /** The last batch taken, until its cost is reported: when, how many records, from where. */
+    private long costStart;
+
+    private int costRecords;
+    private int costChannel;
+
     /** A poll slower than this shrinks the next one. */
     private static final long SLOW_POLL_NANOS = 5_000_000;
 
@@ -149,7 +158,8 @@ public final class Task {
             LocalStateCache localState,
             RecordTime time,
             ProcessingTimeService timeService,
-            boolean blocking) {}
+            boolean blocking,
+            java.util.function.LongSupplier nanoClock) {}
 
     Task(Parts parts) {
         this.index = parts.index();
@@ -176,6 +186,7 @@ public final class Task {
         this.time = parts.time();
         this.timeService = parts.timeService();
         this.blocking = parts.blocking();
+        this.nanoClock = parts.nanoClock();
         if (inputs != null) {
             this.alignment =
                     new BarrierAlignment(
@@ -261,9 +272,13 @@ public final class Task {
                 if (anyPending()) {
                     return false;
                 }
+                reportCost(); // the last batch's output is all out: its cost is known
                 boolean progress = timeService.fireDue();
                 progress |= source != null ? pollSource() : pollInput();
                 flushWriters();
+                if (!anyPending()) {
+                    reportCost();
+                }
                 return progress;
             case DRAINING:
                 notifyCompleted();
@@ -352,7 +367,7 @@ public final class Task {
             return true;
         }
         long start = source.nanoTime(); // the job's clock, so a simulation stays deterministic
-        boolean progress = source.poll(sourceOutput, pollSize);
+        boolean progress = source.poll(sourceOutput, Math.min(pollSize, pacedRecords()));
         adaptPollSize(source.nanoTime() - start);
         FaultPoints.reach(FaultPoint.SOURCE_AFTER_POLL);
         if (source.ended()) {
@@ -360,6 +375,19 @@ public final class Task {
             return true;
         }
         return progress;
+    }
+
+    /**
+     * The most records a poll should read so that each channel after this task gets about one batch
+     * of the size its consumer's pace allows (SpscChannel.batchRecords): a slow consumer then gets
+     * few records per poll, and a barrier does not queue behind a poll's worth of them.
+     */
+    private int pacedRecords() {
+        int paced = Integer.MAX_VALUE;
+        for (RecordWriter writer : writers) {
+            paced = Math.min(paced, writer.pacedRecords());
+        }
+        return paced;
     }
 
     private void adaptPollSize(long nanos) {
@@ -375,12 +403,21 @@ public final class Task {
         if (item == null) {
             return false;
         }
+        if (item instanceof ControlEvent) {
+            onEvent(item);
+            return true;
+        }
+        // A batch: timed on the job's clock, so the producer can size what it sends by this
+        // consumer's pace (SpscChannel.batchRecords)
+        long start = nanoClock.getAsLong();
+        int records;
         if (item instanceof KeyedBatch batch) {
             KeyedInput head = keyedHead;
             if (head == null) {
                 throw new IllegalStateException(name + ": keyed batch for a non-keyed operator");
             }
-            keyedRecordsIn += batch.pairs().length >> 1;
+            records = batch.pairs().length >> 1;
+            keyedRecordsIn += records;
             head.processBatch(batch.pairs(), batch.timestamps(), time);
             if (batch.timestamps() != null) {
                 inputs.recycleColumn(batch.timestamps()); // processBatch keeps no reference
@@ -390,17 +427,40 @@ public final class Task {
             for (Object record : batch) {
                 head.collect(record);
             }
+            records = batch.length;
         } else if (item instanceof TimedBatch batch) {
             Output head = this.head;
             RecordTime time = this.time;
-            Object[] records = batch.records();
+            Object[] timed = batch.records();
             long[] timestamps = batch.timestamps();
-            for (int i = 0; i < records.length; i++) {
+            for (int i = 0; i < timed.length; i++) {
                 time.timestamp = timestamps[i];
-                head.collect(records[i]);
+                head.collect(timed[i]);
             }
             inputs.recycleColumn(timestamps);
-        } else if (item instanceof ControlEvent.Watermark mark) {
+            records = timed.length;
+        } else {
+            throw new IllegalStateException(name + ": unexpected item on channel: " + item);
+        }
+        // Reported once the batch's output has left too (reportCost), so a consumer held up by a
+        // slow step after it counts as slow as well.
+        costStart = start;
+        costRecords = records;
+        costChannel = inputs.lastChannel();
+        return true;
+    }
+
+    /** Tells the channel of the last batch taken how long it took, if not told yet. */
+    private void reportCost() {
+        if (costRecords > 0) {
+            inputs.reportCost(costChannel, nanoClock.getAsLong() - costStart, costRecords);
+            costRecords = 0;
+        }
+    }
+
+    /** A watermark, barrier or end of input from the channel {@link InputGate#lastChannel}. */
+    private void onEvent(Object item) throws Exception {
+        if (item instanceof ControlEvent.Watermark mark) {
             long next = watermarks.onWatermark(inputs.lastChannel(), mark.timestamp());
             if (next == watermark && next != Long.MIN_VALUE) {
                 head.emitWatermark(next); // was idle, active again: tells the consumers
@@ -423,7 +483,6 @@ public final class Task {
         } else {
             throw new IllegalStateException(name + ": unexpected item on channel: " + item);
         }
-        return true;
     }
 
     /** Alignment of Barrier(n) over the input channels ({@link BarrierAlignment}). */

@@ -8,6 +8,7 @@ class SpscChannelTest {
     @Test
     void refusesWhenFullAndDeliversInOrder() {
         SpscChannel channel = new SpscChannel("c", 4);
+        channel.reportCost(0, 1); // a consumer that keeps up: the channel's capacity applies
         for (int i = 0; i < 4; i++) {
             assertThat(channel.offer(i)).isTrue();
         }
@@ -47,6 +48,51 @@ class SpscChannelTest {
         assertThat(channel.poll()).isNull();
     }
 
+    @Test
+    void aSlowConsumerGetsSmallBatchesAndFewOfThemSoWhatWaitsTakesItAboutTheQueueBudget() {
+        SpscChannel channel = new SpscChannel("c", 64);
+        // Before the consumer's first batch: small batches, two in flight.
+        assertThat(channel.batchRecords(1024)).isEqualTo(SpscChannel.UNMEASURED_RECORDS);
+        assertThat(channel.offer(1)).isTrue();
+        assertThat(channel.offer(2)).isTrue();
+        assertThat(channel.offer(3)).isFalse();
+        channel.poll();
+        channel.poll();
+
+        // 2 ms per record: 5 records per batch (10 ms), 20 batches in flight (200 ms).
+        channel.reportCost(10_000_000, 5);
+        assertThat(channel.consumerNanosPerRecord()).isEqualTo(2_000_000);
+        assertThat(channel.batchRecords(1024)).isEqualTo(5);
+        int accepted = 0;
+        while (channel.offer(accepted)) {
+            accepted++;
+        }
+        assertThat(accepted).isEqualTo(20);
+        assertThat(channel.capacityItems()).as("the capacity metrics report").isEqualTo(20);
+
+        // Slower than the batch budget per record: one record per batch, one batch in flight.
+        for (int i = 0; i < 30; i++) {
+            channel.reportCost(400_000_000, 1);
+        }
+        assertThat(channel.batchRecords(1024)).isEqualTo(1);
+        while (channel.poll() != null) {
+            // drain
+        }
+        assertThat(channel.offer("a")).isTrue();
+        assertThat(channel.offer("b")).isFalse();
+
+        // Fast again: the average follows within a few batches, back to full batches.
+        channel.poll();
+        for (int i = 0; i < 60; i++) {
+            channel.reportCost(20_000, 1024);
+        }
+        assertThat(channel.batchRecords(1024)).isEqualTo(1024);
+        for (int i = 0; i < 64; i++) {
+            assertThat(channel.offer(i)).isTrue();
+        }
+        assertThat(channel.offer(64)).isFalse();
+    }
+
     static Object[] batchOf(int records, int chars) {
         Object[] batch = new Object[records];
         for (int i = 0; i < records; i++) {
@@ -60,6 +106,7 @@ class SpscChannelTest {
         long perBatch = SpscChannel.batchBytes(batchOf(100, 1000));
         assertThat(perBatch).isGreaterThan(100L * 2000);
         SpscChannel channel = new SpscChannel("c", 64, 3 * perBatch);
+        channel.reportCost(0, 1);
         for (int i = 0; i < 3; i++) {
             assertThat(channel.offer(batchOf(100, 1000))).as("batch %d", i).isTrue();
         }
