@@ -127,6 +127,16 @@ public final class VerifyCommand implements Callable<Integer> {
                         : Path.of(
                                 System.getProperty("java.io.tmpdir"),
                                 "weir-verify-" + java.util.UUID.randomUUID());
+        if (kills < 1) {
+            // The library takes 0 (its tests run the seeded bugs alone); a user's run without a
+            // kill would pass while proving nothing about crashes.
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--kills "
+                            + kills
+                            + ": weir verify proves exactly-once through crashes, so it needs at"
+                            + " least one; use --kills 1 or more (30 by default)");
+        }
         Verifier.Options options;
         try {
             options =

@@ -141,13 +141,6 @@ public final class Verifier {
             FlinkVerify.check(runner, source, sink, workload, seededBugs);
             VerifyInput.check(source, keys);
             VerifyInput.checkSizes(records, keys);
-            if (kills < 1) {
-                throw new IllegalArgumentException(
-                        "--kills "
-                                + kills
-                                + ": weir verify proves exactly-once through crashes, so it needs"
-                                + " at least one; use --kills 1 or more (30 by default)");
-            }
             if (!workload.equals("count") && !workload.equals("windows")) {
                 throw new IllegalArgumentException(
                         "unknown workload '" + workload + "'; use count or windows");
