@@ -109,9 +109,11 @@ public interface JobMetrics {
         int queuedItems();
 
         /**
-         * {@return how many batches and events the channel holds at most now: its configured
+         * {@return how many batches and events the channel takes at most now: its configured
          * capacity, or fewer while its consumer is slow, since Weir keeps what waits in a channel
-         * to about 200 ms of the consumer's work so that checkpoint barriers are not held up}
+         * to about 200 ms of the consumer's work so that checkpoint barriers are not held up. Items
+         * queued before the consumer slowed down stay, so {@link #queuedItems} can exceed it for a
+         * while}
          */
         int capacityItems();
 
