@@ -137,11 +137,6 @@ final class SourceDriver {
         }
     }
 
-    /** The job's monotonic clock (injected: a simulation's clock is a counter). */
-    long nanoTime() {
-        return context.nanoTime();
-    }
-
     /** The periodic step of event time: generators' periodic watermarks and idleness. */
     private void periodic(long at) {
         long now = time.timeService().now();

@@ -86,12 +86,6 @@ public final class SpscChannel {
     @SuppressWarnings("unused")
     private long p51, p52, p53, p54, p55, p56, p57;
 
-    /** Producer only: the batch size and item limit last derived from the consumer's cost. */
-    private long pacedFor = Long.MIN_VALUE;
-
-    private int pacedRecords;
-    private int pacedItems;
-
     /** Not measured yet: small batches and few of them until the consumer has a figure. */
     static final long UNMEASURED = -1;
 
@@ -155,7 +149,7 @@ public final class SpscChannel {
      */
     public boolean offer(Object item) {
         long t = (long) TAIL.getOpaque(this);
-        long limit = Math.min(mask, paced() - 1L);
+        long limit = itemsFor(consumerNanosPerRecord) - 1L;
         if (t - headCache > limit) {
             headCache = (long) HEAD.getAcquire(this);
             if (t - headCache > limit) {
@@ -190,19 +184,7 @@ public final class SpscChannel {
      * of slow records (Flink calls its version of this buffer debloating).
      */
     public int batchRecords(int max) {
-        paced();
-        return Math.min(max, pacedRecords);
-    }
-
-    /** Recomputes the pace if the consumer's figure changed; returns the item limit. */
-    private int paced() {
-        long nanos = consumerNanosPerRecord;
-        if (nanos != pacedFor) {
-            pacedFor = nanos;
-            pacedRecords = recordsFor(nanos);
-            pacedItems = itemsFor(nanos);
-        }
-        return pacedItems;
+        return Math.min(max, recordsFor(consumerNanosPerRecord));
     }
 
     /** Records per batch for a consumer at {@code nanos} per record. */

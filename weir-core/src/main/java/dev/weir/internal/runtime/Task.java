@@ -366,9 +366,9 @@ public final class Task {
             snapshotAndForward(barrier, 0);
             return true;
         }
-        long start = source.nanoTime(); // the job's clock, so a simulation stays deterministic
+        long start = nanoClock.getAsLong(); // the job's clock: a simulation stays deterministic
         boolean progress = source.poll(sourceOutput, Math.min(pollSize, pacedRecords()));
-        adaptPollSize(source.nanoTime() - start);
+        adaptPollSize(nanoClock.getAsLong() - start);
         FaultPoints.reach(FaultPoint.SOURCE_AFTER_POLL);
         if (source.ended()) {
             endOfInput();
