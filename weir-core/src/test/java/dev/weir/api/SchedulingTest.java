@@ -124,6 +124,7 @@ class SchedulingTest {
         // sizes batches and its fill by the step's measured pace (SpscChannel.batchRecords), so
         // what waits ahead of a barrier takes the step about 200 ms.
         AtomicLong processed = new AtomicLong();
+        CountDownLatch paced = new CountDownLatch(300);
         Path dir = java.nio.file.Files.createTempDirectory("weir-slow-step");
         Pipeline pipeline =
                 Pipeline.create("slow-step")
@@ -134,8 +135,9 @@ class SchedulingTest {
         pipeline.source("numbers", Sources.sequence(1, 100_000_000))
                 .map(
                         n -> {
-                            Thread.sleep(1);
+                            Thread.sleep(1); // the slow step itself
                             processed.incrementAndGet();
+                            paced.countDown();
                             return n;
                         })
                 .blocking()
@@ -143,9 +145,8 @@ class SchedulingTest {
                 .sink("out", Sinks.counting());
         JobHandle job = pipeline.start();
         try {
-            while (processed.get() < 300) {
-                Thread.sleep(10); // the step has run long enough to have measured its pace
-            }
+            // The step has run long enough to have measured its pace.
+            assertThat(paced.await(2, TimeUnit.MINUTES)).isTrue();
             for (int i = 0; i < 3; i++) {
                 long before = processed.get();
                 job.triggerCheckpoint().get(2, TimeUnit.MINUTES);

@@ -131,21 +131,27 @@ class StopWithSavepointTest {
     }
 
     /**
+     * Runs 100 numbers into a FileSink to their end, checkpointing every 10 ms into {@code chk}.
+     */
+    private static JobHandle finishedJob(String name, Path chk, Path out) throws Exception {
+        Pipeline pipeline =
+                Pipeline.create(name)
+                        .checkpointing(CheckpointConfig.exactlyOnce(Duration.ofMillis(10), chk));
+        pipeline.source("numbers", Sources.sequence(1, 100, 1, 0))
+                .map(n -> Long.toString(n))
+                .sink("out", FileSink.<String>to(out));
+        JobHandle job = pipeline.start();
+        job.await(Duration.ofSeconds(60));
+        return job;
+    }
+
+    /**
      * A job whose input ended has nothing to stop: a stop-with-savepoint (or a savepoint) asked for
      * then says so and names its last checkpoint, which resumes it, instead of "not running".
      */
     @org.junit.jupiter.api.Test
     void aSavepointOfAJobThatFinishedNamesItsLastCheckpoint() throws Exception {
-        Pipeline pipeline =
-                Pipeline.create("finished")
-                        .checkpointing(
-                                CheckpointConfig.exactlyOnce(
-                                        Duration.ofMillis(10), dir.resolve("chk")));
-        pipeline.source("numbers", Sources.sequence(1, 100, 1, 0))
-                .map(n -> Long.toString(n))
-                .sink("out", FileSink.<String>to(dir.resolve("out")));
-        JobHandle job = pipeline.start();
-        job.await(Duration.ofSeconds(60));
+        JobHandle job = finishedJob("finished", dir.resolve("chk"), dir.resolve("out"));
         CheckpointStats last = job.checkpointStats().get(job.checkpointStats().size() - 1);
 
         for (var attempt :
@@ -172,16 +178,7 @@ class StopWithSavepointTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> job(dir.resolve("empty")).run())
                 .hasStackTraceContaining("the directory holds none");
         // A checkpoint root: the refusal names the newest checkpoint inside it.
-        Pipeline first =
-                Pipeline.create("root")
-                        .checkpointing(
-                                CheckpointConfig.exactlyOnce(
-                                        Duration.ofMillis(10), dir.resolve("root")));
-        first.source("numbers", Sources.sequence(1, 100, 1, 0))
-                .map(n -> Long.toString(n))
-                .sink("out", FileSink.<String>to(dir.resolve("root-out")));
-        JobHandle done = first.start();
-        done.await(Duration.ofSeconds(60));
+        JobHandle done = finishedJob("root", dir.resolve("root"), dir.resolve("root-out"));
         String newest =
                 done.checkpointStats()
                         .get(done.checkpointStats().size() - 1)
