@@ -53,17 +53,23 @@ class StopWithSavepointTest {
         }
     }
 
-    @RepeatedTest(5)
-    void theSavepointsOutputIsCommittedWhenTheStopCompletes() throws Exception {
-        JobHandle first = job(null).start();
+    /** Starts {@link #job} and returns once its sink has committed at least {@code lines}. */
+    private JobHandle startUntilCommitted(int lines) throws Exception {
+        JobHandle job = job(null).start();
         while (!Files.isDirectory(dir.resolve("out"))
-                || FileSink.readCommitted(dir.resolve("out")).size() < 1_000) {
-            if (first.isDone()) {
-                first.await();
+                || FileSink.readCommitted(dir.resolve("out")).size() < lines) {
+            if (job.isDone()) {
+                job.await();
                 throw new AssertionError("the job ended before it was stopped");
             }
             Thread.onSpinWait();
         }
+        return job;
+    }
+
+    @RepeatedTest(5)
+    void theSavepointsOutputIsCommittedWhenTheStopCompletes() throws Exception {
+        JobHandle first = startUntilCommitted(1_000);
         CheckpointStats savepoint =
                 first.stopWithSavepoint(dir.resolve("sp")).get(60, TimeUnit.SECONDS);
         first.await(Duration.ofSeconds(60));
@@ -193,15 +199,7 @@ class StopWithSavepointTest {
     /** A job stopped with a savepoint is pointed at that savepoint, from which it resumes. */
     @org.junit.jupiter.api.Test
     void aSavepointOfAStoppedJobPointsAtItsStopSavepoint() throws Exception {
-        JobHandle first = job(null).start();
-        while (!Files.isDirectory(dir.resolve("out"))
-                || FileSink.readCommitted(dir.resolve("out")).isEmpty()) {
-            if (first.isDone()) {
-                first.await();
-                throw new AssertionError("the job ended before it was stopped");
-            }
-            Thread.onSpinWait();
-        }
+        JobHandle first = startUntilCommitted(1);
         CheckpointStats savepoint =
                 first.stopWithSavepoint(dir.resolve("sp")).get(60, TimeUnit.SECONDS);
         assertThat(first.await(Duration.ofSeconds(60)).stoppedWithSavepoint())
