@@ -41,6 +41,55 @@ class JobLifecycleTest {
         assertThat(weirThreads()).isZero();
     }
 
+    /**
+     * The stop's future is completed on a thread of the job, which also runs the caller's dependent
+     * actions: {@code await} waits for it too. The dependent action's pause only widens the window
+     * in which an {@code await} that did not join that thread would return early.
+     */
+    @Test
+    void aStopWithSavepointLeavesNoThreadsOnceAwaitReturns(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        CountDownLatch flowing = new CountDownLatch(1000);
+        Pipeline pipeline =
+                Pipeline.create("stopped")
+                        .parallelism(2)
+                        .checkpointing(
+                                dev.weir.api.checkpoint.CheckpointConfig.exactlyOnce(
+                                        Duration.ofHours(1), dir.resolve("chk")));
+        pipeline.source("numbers", Sources.sequence(1, Long.MAX_VALUE - 1))
+                .map(
+                        n -> {
+                            flowing.countDown();
+                            return n;
+                        })
+                .keyBy(n -> n % 7)
+                .reduce("sum", Long::sum)
+                .sink("out", Sinks.counting());
+        JobHandle job = pipeline.start();
+        flowing.await();
+
+        java.util.concurrent.atomic.AtomicReference<Thread> completedOn =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        var stopped =
+                job.stopWithSavepoint(dir.resolve("sp"))
+                        .thenRun(
+                                () -> {
+                                    completedOn.set(Thread.currentThread());
+                                    try {
+                                        Thread.sleep(300);
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                    }
+                                });
+
+        job.await(Duration.ofMinutes(1));
+        assertThat(weirThreads()).isZero();
+        assertThat(stopped).isDone();
+        if (completedOn.get() != null && completedOn.get() != Thread.currentThread()) {
+            assertThat(completedOn.get().isAlive()).isFalse();
+        }
+    }
+
     @Test
     void anExceptionInAUserFunctionFailsTheJobWithThatCause() throws Exception {
         IllegalStateException boom = new IllegalStateException("bad record 4242");

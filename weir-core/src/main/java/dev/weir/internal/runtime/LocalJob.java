@@ -255,14 +255,14 @@ public final class LocalJob implements JobHandle {
     public JobResult await() throws InterruptedException {
         try {
             JobResult done = result.get();
-            driver.join();
+            joinThreads();
             return done;
         } catch (ExecutionException e) {
-            driver.join();
+            joinThreads();
             throw rethrow(e);
         } catch (CancellationException e) {
             // get() throws a cancellation as itself, not wrapped: the driver may still be exiting
-            driver.join();
+            joinThreads();
             throw e;
         }
     }
@@ -271,14 +271,28 @@ public final class LocalJob implements JobHandle {
     public JobResult await(Duration timeout) throws InterruptedException, TimeoutException {
         try {
             JobResult done = result.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            driver.join();
+            joinThreads();
             return done;
         } catch (ExecutionException e) {
-            driver.join();
+            joinThreads();
             throw rethrow(e);
         } catch (CancellationException e) {
-            driver.join();
+            joinThreads();
             throw e;
+        }
+    }
+
+    /**
+     * Waits for the driver and for a stop-with-savepoint's thread (which completes the stop's
+     * future, running the caller's dependent actions on it), so that no thread of the job outlives
+     * {@code await}; not for the stop thread from that thread itself (a dependent action that
+     * awaits the job).
+     */
+    private void joinThreads() throws InterruptedException {
+        driver.join();
+        Thread stop = stopThread;
+        if (stop != null && stop != Thread.currentThread()) {
+            stop.join();
         }
     }
 
@@ -393,9 +407,13 @@ public final class LocalJob implements JobHandle {
                         work -> {
                             Thread thread = new Thread(work, "weir-" + name + "-stop");
                             thread.setDaemon(true);
+                            stopThread = thread;
                             thread.start();
                         });
     }
+
+    /** The thread of the last stop-with-savepoint, or null: {@link #await} joins it. */
+    private volatile Thread stopThread;
 
     /** How long a stop-with-savepoint waits for the sinks to commit the savepoint. */
     private static final long STOP_COMMIT_WAIT_NANOS = 60_000_000_000L;
