@@ -209,7 +209,7 @@ class StopWithSavepointTest {
                 .withThrowableOfType(java.util.concurrent.ExecutionException.class)
                 .withMessageContaining("it was stopped with savepoint " + savepoint.path())
                 .withMessageContaining("Pipeline.fromSavepoint(" + savepoint.path() + ")")
-                .withMessageNotContaining("same directory");
+                .withMessageContaining("on the same directory to resume from it");
     }
 
     static final java.util.concurrent.CountDownLatch HELD =

@@ -3,7 +3,6 @@ package dev.weir.api.checkpoint;
 import dev.weir.api.codec.Codec;
 import dev.weir.api.state.StateBackends;
 import dev.weir.internal.checkpoint.CheckpointStore;
-import dev.weir.internal.checkpoint.Manifest;
 import dev.weir.internal.checkpoint.RestoredCheckpoint;
 import dev.weir.internal.checkpoint.StateFiles.OperatorState;
 import dev.weir.internal.operators.TwoPhaseCommitSinkOperator;
@@ -26,7 +25,6 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 
 /**
  * A read-only look into a checkpoint or savepoint on disk, verified against its manifest.
@@ -84,36 +82,22 @@ public final class CheckpointView {
     }
 
     /**
-     * The newest complete checkpoint (one with a manifest) in a job's checkpoint directory — the
-     * one a run with resume {@code "latest"} would restore — or empty if there is none. Reads only:
-     * takes no lock, so it also works beside a running job.
+     * The newest complete checkpoint (one with a manifest) in a job's checkpoint directory, or a
+     * savepoint the job took after it (its sinks committed the savepoint's output; a job stopped
+     * with a savepoint ends there) — the one a run with resume {@code "latest"} would restore — or
+     * empty if there is none. Reads only: takes no lock, so it also works beside a running job.
      *
      * @param checkpointDirectory the job's checkpoint directory ({@link
      *     CheckpointConfig#directory()})
      * @return the newest complete checkpoint, or empty if there is none or the directory does not
      *     exist
      * @throws java.io.UncheckedIOException if the directory cannot be listed
+     * @throws IllegalStateException if that is a savepoint that is gone (the message says what to
+     *     do)
      * @throws CheckpointCorruptedException if that checkpoint fails verification
      */
     public static Optional<CheckpointView> latest(Path checkpointDirectory) {
-        long newest = -1;
-        Path newestPath = null;
-        try (Stream<Path> entries = Files.list(checkpointDirectory)) {
-            for (Path entry : (Iterable<Path>) entries::iterator) {
-                String name = entry.getFileName().toString();
-                if (name.matches("chk-\\d{1,19}")
-                        && Files.exists(entry.resolve(Manifest.FILE_NAME))
-                        && Long.parseLong(name.substring(4)) > newest) {
-                    newest = Long.parseLong(name.substring(4));
-                    newestPath = entry;
-                }
-            }
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return newestPath == null ? Optional.empty() : Optional.of(open(newestPath));
+        return CheckpointStore.latestIn(checkpointDirectory, false).map(CheckpointView::open);
     }
 
     /**

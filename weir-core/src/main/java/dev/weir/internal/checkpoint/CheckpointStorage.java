@@ -37,8 +37,11 @@ public interface CheckpointStorage extends AutoCloseable {
     /** Deletes an aborted (never committed) checkpoint or savepoint. */
     void abort(Path checkpoint, long id, boolean savepoint) throws IOException;
 
-    /** The newest committed checkpoint, if any. */
-    Optional<Path> latestComplete();
+    /**
+     * The newest committed checkpoint, or a savepoint committed after it, with an id of at least
+     * {@code minId}, if any.
+     */
+    Optional<Path> latestComplete(long minId);
 
     /**
      * Deletes committed checkpoints beyond those retained, and abandoned ones older than the newest

@@ -13,7 +13,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -40,6 +42,13 @@ public final class CheckpointStore implements CheckpointStorage {
     private static final String SAVEPOINT_PREFIX = "savepoint-";
 
     private static final String MAX_ABORTED = "_max-aborted-id";
+
+    /**
+     * A savepoint's reference in the checkpoint directory, {@code _savepoint-<id>}, holding its
+     * path: a savepoint's output is committed like a checkpoint's, so until a newer checkpoint
+     * completes it is the state a restart must restore (see {@link #latestIn}).
+     */
+    private static final String SAVEPOINT_REF_PREFIX = "_savepoint-";
 
     /** The file holding the directory's job instance id (see {@link #instanceId()}). */
     public static final String INSTANCE_ID = "_instance-id";
@@ -180,7 +189,21 @@ public final class CheckpointStore implements CheckpointStorage {
                 checkpoint.resolve(Manifest.FILE_NAME),
                 manifest.toBytes(),
                 FaultPoint.MANIFEST_BEFORE_RENAME);
+        if (manifest.savepoint()) {
+            // Before any sink hears of it and commits its output: from then on a restart that
+            // restored an older checkpoint would write that output twice.
+            DurableFiles.writeAtomically(
+                    savepointRef(directory, manifest.checkpointId()),
+                    checkpoint
+                            .toAbsolutePath()
+                            .toString()
+                            .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
         FaultPoints.reach(FaultPoint.CHECKPOINT_MANIFEST_WRITTEN);
+    }
+
+    private static Path savepointRef(Path directory, long id) {
+        return directory.resolve(String.format("%s%011d", SAVEPOINT_REF_PREFIX, id));
     }
 
     @Override
@@ -267,20 +290,114 @@ public final class CheckpointStore implements CheckpointStorage {
      * commits never ran), so skipping it is safe; whether the returned one is intact is checked
      * when it is read.
      */
-    public Optional<Path> latestComplete() {
-        List<Long> ids = ids();
-        boolean skipNewest = dev.weir.internal.testhooks.SeededBugs.FALLBACK_OLDER;
-        for (int i = ids.size() - 1; i >= 0; i--) {
-            Path candidate = checkpointDirectory(ids.get(i));
-            if (Files.exists(candidate.resolve(Manifest.FILE_NAME))) {
-                if (skipNewest) {
-                    skipNewest = false; // the seeded bug: fall back past the newest
+    public Optional<Path> latestComplete(long minId) {
+        return latestIn(directory, dev.weir.internal.testhooks.SeededBugs.FALLBACK_OLDER, minId);
+    }
+
+    /**
+     * What a restart restores from the checkpoint directory {@code directory}: its newest complete
+     * checkpoint, or a savepoint this job took after it (its sinks committed the savepoint's
+     * output, as they do a checkpoint's; a stop-with-savepoint leaves the job there). Refuses,
+     * naming the fix, when that savepoint is gone: the older checkpoint would write its output
+     * twice. Reads only.
+     *
+     * @param skipNewest the seeded bug {@code FALLBACK_OLDER}: fall back past the newest
+     */
+    public static Optional<Path> latestIn(Path directory, boolean skipNewest) {
+        return latestIn(directory, skipNewest, 0);
+    }
+
+    /** {@link #latestIn(Path, boolean)} among ids of at least {@code minId}. */
+    public static Optional<Path> latestIn(Path directory, boolean skipNewest, long minId) {
+        TreeMap<Long, Path> candidates = new TreeMap<>();
+        try (Stream<Path> entries = Files.list(directory)) {
+            for (Path entry : (Iterable<Path>) entries::iterator) {
+                String name = entry.getFileName().toString();
+                long id = idAfter(name, PREFIX);
+                if (id < minId && idAfter(name, SAVEPOINT_REF_PREFIX) < minId) {
                     continue;
                 }
+                if (id > 0 && Files.exists(entry.resolve(Manifest.FILE_NAME))) {
+                    candidates.put(id, entry);
+                } else if ((id = idAfter(name, SAVEPOINT_REF_PREFIX)) > 0) {
+                    candidates.put(id, entry);
+                }
+            }
+        } catch (java.nio.file.NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        for (Map.Entry<Long, Path> newest : candidates.descendingMap().entrySet()) {
+            if (skipNewest) {
+                skipNewest = false;
+                continue;
+            }
+            Path candidate = newest.getValue();
+            if (!candidate.getFileName().toString().startsWith(SAVEPOINT_REF_PREFIX)) {
                 return Optional.of(candidate);
             }
+            return Optional.of(referencedSavepoint(candidate, newest.getKey(), candidates));
         }
         return Optional.empty();
+    }
+
+    /** The savepoint {@code ref} names, refused with the way out if it is gone. */
+    private static Path referencedSavepoint(Path ref, long id, TreeMap<Long, Path> candidates) {
+        Path savepoint;
+        try {
+            savepoint =
+                    Path.of(Files.readString(ref, java.nio.charset.StandardCharsets.UTF_8).trim());
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException(
+                    "cannot read "
+                            + ref
+                            + " ("
+                            + e
+                            + "), which names savepoint "
+                            + id
+                            + ": the newest state of this job, since its sinks committed that"
+                            + " savepoint's output. Pass the savepoint to Pipeline.fromSavepoint,"
+                            + " or start with CheckpointConfig resume \"none\" to process the"
+                            + " input again on purpose",
+                    e);
+        }
+        if (Files.exists(savepoint.resolve(Manifest.FILE_NAME))) {
+            return savepoint;
+        }
+        Map.Entry<Long, Path> older = candidates.lowerEntry(id);
+        throw new IllegalStateException(
+                "savepoint "
+                        + id
+                        + " at "
+                        + savepoint
+                        + " is gone (no "
+                        + Manifest.FILE_NAME
+                        + " there), but it is this job's newest state: its sinks committed the"
+                        + " savepoint's output, and no checkpoint completed after it"
+                        + (older == null
+                                ? ""
+                                : " (restoring the older "
+                                        + older.getValue()
+                                        + " would write"
+                                        + " that output twice)")
+                        + ". Put the savepoint back at that path, or pass a copy of it to"
+                        + " Pipeline.fromSavepoint; to process the input again on purpose, start"
+                        + " with CheckpointConfig resume \"none\" and an empty output, then"
+                        + " delete "
+                        + ref);
+    }
+
+    /** The id in {@code name} after {@code prefix}, or -1 if it is not such a name. */
+    private static long idAfter(String name, String prefix) {
+        if (!name.startsWith(prefix) || name.length() == prefix.length()) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(name.substring(prefix.length()));
+        } catch (NumberFormatException e) {
+            return -1; // not ours
+        }
     }
 
     /**
@@ -303,6 +420,19 @@ public final class CheckpointStore implements CheckpointStorage {
             if (id < newestComplete && id < oldestInFlight) {
                 deleteQuietly(checkpointDirectory(id));
             }
+        }
+        // A savepoint's reference is needed only until a newer checkpoint completes (the
+        // savepoint itself is the user's: never deleted here).
+        try (Stream<Path> entries = Files.list(directory)) {
+            for (Path entry : (Iterable<Path>) entries::iterator) {
+                long id = idAfter(entry.getFileName().toString(), SAVEPOINT_REF_PREFIX);
+                if (id > 0 && id < newestComplete) {
+                    Files.deleteIfExists(entry);
+                }
+            }
+        } catch (IOException e) {
+            LOG.warn(
+                    "could not delete old savepoint references in {}: {}", directory, e.toString());
         }
     }
 

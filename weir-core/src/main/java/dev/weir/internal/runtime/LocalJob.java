@@ -42,6 +42,16 @@ public final class LocalJob implements JobHandle {
     private final ArrayDeque<CheckpointStats> stats = new ArrayDeque<>();
     private volatile Execution execution;
     private volatile Path stopSavepoint;
+
+    /** The checkpoint or savepoint the first attempt restored, null if it started fresh. */
+    private Path startedFrom;
+
+    /**
+     * Checkpoint and savepoint ids from here on are this job's own; older ones in the directory are
+     * an earlier run's, which a restart must not restore in place of {@link #startedFrom}.
+     */
+    private long firstOwnId;
+
     private volatile int restarts;
     private volatile long checkpointsCompleted;
     private final RuntimeMetrics metrics;
@@ -63,6 +73,13 @@ public final class LocalJob implements JobHandle {
             JobGraph graph = JobGraph.plan(nodes, settings.runtime().defaultParallelism());
             job = new LocalJob(graph, settings);
             RestoredCheckpoint initial = job.initialRestore();
+            job.startedFrom = initial == null ? null : initial.path();
+            job.firstOwnId =
+                    settings.store() == null
+                            ? Long.MAX_VALUE
+                            : Math.max(
+                                    settings.store().nextCheckpointId(),
+                                    initial == null ? 1 : initial.id() + 1);
             job.execution = job.newExecution(initial);
         } catch (RuntimeException | Error e) {
             if (settings.store() != null) {
@@ -112,10 +129,15 @@ public final class LocalJob implements JobHandle {
     }
 
     private RestoredCheckpoint latest() {
+        return latest(0);
+    }
+
+    /** The newest complete checkpoint or savepoint with an id of at least {@code minId}. */
+    private RestoredCheckpoint latest(long minId) {
         if (settings.store() == null) {
             return null;
         }
-        Optional<Path> latest = settings.store().latestComplete();
+        Optional<Path> latest = settings.store().latestComplete(minId);
         if (latest.isEmpty()) {
             return null;
         }
@@ -210,9 +232,11 @@ public final class LocalJob implements JobHandle {
                     return;
                 }
                 restarts = policy.attempts();
-                RestoredCheckpoint restored = latest();
-                if (restored == null && settings.fromSavepoint() != null) {
-                    restored = load(settings.fromSavepoint());
+                // The newest state this job wrote; before its first, what its first attempt
+                // restored (nothing for a fresh start), not what an earlier run left there.
+                RestoredCheckpoint restored = latest(firstOwnId);
+                if (restored == null && startedFrom != null) {
+                    restored = load(startedFrom);
                 }
                 execution = newExecution(restored);
                 if (cancelled.getCount() == 0) {
@@ -346,8 +370,9 @@ public final class LocalJob implements JobHandle {
         if (done != null && done.stoppedWithSavepoint().isPresent()) {
             why = "it was stopped with savepoint " + done.stoppedWithSavepoint().get();
             instead =
-                    " Its sinks committed that savepoint's output, so a new run resumes from it:"
-                            + " Pipeline.fromSavepoint("
+                    " Its sinks committed that savepoint's output: start the pipeline again with"
+                            + " checkpointing on the same directory to resume from it (resume"
+                            + " \"latest\", the default), or pass it to Pipeline.fromSavepoint("
                             + done.stoppedWithSavepoint().get()
                             + ").";
         } else {

@@ -135,11 +135,11 @@ class DeterministicSimulationTest {
                 if (!failed) {
                     break;
                 }
-                Optional<Path> latest = store.latestComplete();
+                Optional<Path> latest = store.latestComplete(0);
                 restored = latest.map(RestoredCheckpoint::load).orElse(null);
                 trace.add("restore " + (restored == null ? "none" : restored.id()));
             }
-            Path last = store.latestComplete().orElseThrow();
+            Path last = store.latestComplete(0).orElseThrow();
             Map<Object, Long> sums =
                     CheckpointView.open(last).valueState("sum", "value", Codecs.LONG);
             trace.add("sums even=" + sums.get("even") + " odd=" + sums.get("odd"));
