@@ -82,4 +82,76 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
         Assertions.assertThatThrownBy(job::await).isInstanceOf(CancellationException.class);
         assertThat(sink.count()).isEqualTo(5);
     }
+
+    static String lines(int from, int to) {
+        StringBuilder text = new StringBuilder();
+        for (int i = from; i <= to; i++) {
+            text.append(i).append('\n');
+        }
+        return text.toString();
+    }
+
+    Pipeline watchingIntoFiles(Path in, Path work) {
+        Pipeline pipeline =
+                Pipeline.create("tail")
+                        .checkpointing(
+                                dev.weir.api.checkpoint.CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(10), work.resolve("chk")));
+        pipeline.source("files", Sources.filesWatching(in, Duration.ofMillis(10), 4))
+                .sink("out", dev.weir.api.sink.FileSink.<String>to(work.resolve("out")));
+        return pipeline;
+    }
+
+    static List<String> awaitCommitted(JobHandle job, Path out, int lines) throws Exception {
+        while (true) {
+            List<String> committed =
+                    Files.isDirectory(out)
+                            ? dev.weir.api.sink.FileSink.readCommitted(out)
+                            : List.of();
+            if (committed.size() >= lines) {
+                return committed;
+            }
+            if (job.isDone()) {
+                job.await();
+                throw new AssertionError("the job ended with " + committed.size() + " lines");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Watching mode reads what is appended to a file it has read, while it runs and after a restore
+     * (its state keeps how far each finished file was read): each line once.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(120)
+    void watchingReadsLinesAppendedToAFileItReadOnceEachAlsoAcrossARestore() throws Exception {
+        Path in = Files.createDirectories(temp.resolve("appended"));
+        Path work = temp.resolve("appended-work");
+        Path file = in.resolve("a.txt");
+        Files.writeString(file, lines(1, 100));
+        JobHandle first = watchingIntoFiles(in, work).start();
+        awaitCommitted(first, work.resolve("out"), 100);
+        Files.writeString(file, lines(101, 200), java.nio.file.StandardOpenOption.APPEND);
+        awaitCommitted(first, work.resolve("out"), 200);
+        first.cancel();
+        Assertions.assertThatThrownBy(first::await).isInstanceOf(CancellationException.class);
+
+        Files.writeString(file, lines(201, 300), java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(in.resolve("b.txt"), lines(301, 350));
+        JobHandle second = watchingIntoFiles(in, work).start();
+        awaitCommitted(second, work.resolve("out"), 350);
+        Files.writeString(file, lines(351, 400), java.nio.file.StandardOpenOption.APPEND);
+        List<String> committed = awaitCommitted(second, work.resolve("out"), 400);
+        second.cancel();
+        Assertions.assertThatThrownBy(second::await).isInstanceOf(CancellationException.class);
+
+        committed = dev.weir.api.sink.FileSink.readCommitted(work.resolve("out"));
+        assertThat(committed).doesNotHaveDuplicates();
+        assertThat(committed)
+                .containsExactlyInAnyOrderElementsOf(
+                        java.util.stream.IntStream.rangeClosed(1, 400)
+                                .mapToObj(Integer::toString)
+                                .toList());
+    }
 }

@@ -101,7 +101,11 @@ public final class Sources {
     }
 
     /**
-     * Like {@link #files(Path)}, but also reads files that appear later, never ending.
+     * Like {@link #files(Path)}, but also reads files that appear later, and lines appended to a
+     * file it has read (each once, also across restores: its checkpoint keeps how far each file was
+     * read), never ending. Append whole lines: a last line without a newline is read as it is, and
+     * what is later appended to it becomes a line of its own (with a warning). A file that shrinks
+     * below what was read (truncated or replaced) is not read again (a warning says so).
      *
      * @param directory the directory to watch
      * @param pollInterval how often to list the directory for new files

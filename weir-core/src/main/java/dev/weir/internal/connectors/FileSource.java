@@ -31,7 +31,10 @@ import java.util.stream.Stream;
  * reader state the name of that file plus the names of the files already done, so a restore resumes
  * at the exact byte. Files whose name starts with '.' or '_' are ignored: write a file under such a
  * name and rename it when complete. Bounded mode ends when the files present at start are read;
- * watching mode lists the directory again every {@code pollMillis} and never ends.
+ * watching mode lists the directory again every {@code pollMillis} and never ends, and also reads
+ * what is appended to a file it has read (whole lines: a last line without a newline is read as it
+ * is, and what is appended to it becomes a line of its own, with a warning). Its reader state keeps
+ * how far each finished file was read, so a restore reads each appended line once.
  */
 public final class FileSource implements Source<String> {
     private static final int CHUNK_BYTES = 64 * 1024;
@@ -84,7 +87,19 @@ public final class FileSource implements Source<String> {
         private final int index;
         private final int count;
         private final SourceContext context;
-        private final TreeSet<String> done = new TreeSet<>();
+
+        /** Finished files: how far each was read (its size then). */
+        private final java.util.TreeMap<String, Long> done = new java.util.TreeMap<>();
+
+        /**
+         * Watching mode: the size each finished file had when it was last finished or restored; a
+         * listing that finds it larger reads on from its {@link #done} position.
+         */
+        private final java.util.Map<String, Long> finishedSizes = new java.util.HashMap<>();
+
+        /** Finished files whose last line had no newline (a warning if they grow). */
+        private final java.util.Set<String> endedMidLine = new java.util.HashSet<>();
+
         private final TreeSet<String> known = new TreeSet<>();
 
         /** Each known file's size when the directory was last listed: for {@link #lag()} only. */
@@ -144,6 +159,7 @@ public final class FileSource implements Source<String> {
                     if (partialLine.size() > 0) {
                         emitLine(out);
                         emitted++;
+                        endedMidLine.add(current);
                     }
                     finishFile();
                     return ReadStatus.MORE_AVAILABLE;
@@ -190,12 +206,49 @@ public final class FileSource implements Source<String> {
                 list();
             }
             for (String name : known) {
-                if (!done.contains(name)) {
+                Long readTo = done.get(name);
+                if (readTo == null) {
                     open(name, 0);
+                    return true;
+                }
+                if (watch && grew(name, readTo)) {
+                    open(name, readTo);
                     return true;
                 }
             }
             return false;
+        }
+
+        /** Watching mode: whether finished file {@code name} got longer since it was finished. */
+        private boolean grew(String name, long readTo) {
+            long listed = listedSizes.getOrDefault(name, 0L);
+            long finished = finishedSizes.getOrDefault(name, readTo);
+            if (listed < readTo && finished >= readTo) {
+                finishedSizes.put(name, listed); // warn once per shrink
+                org.slf4j.LoggerFactory.getLogger(FileSource.class)
+                        .warn(
+                                "file {} is now {} bytes, shorter than the {} already read:"
+                                        + " truncated or replaced, so what it holds now is not"
+                                        + " read. Write new data to new files (or append to this"
+                                        + " one) instead",
+                                Path.of(directory).resolve(name),
+                                listed,
+                                readTo);
+                return false;
+            }
+            if (listed <= finished || listed <= readTo) {
+                return false;
+            }
+            if (endedMidLine.remove(name)) {
+                org.slf4j.LoggerFactory.getLogger(FileSource.class)
+                        .warn(
+                                "file {} grew after its last line, which had no newline, was"
+                                        + " read: that line was emitted as it was, and what was"
+                                        + " appended to it is read as a line of its own. Append"
+                                        + " whole lines, each ending with a newline",
+                                Path.of(directory).resolve(name));
+            }
+            return true;
         }
 
         private void open(String name, long at) throws IOException {
@@ -206,7 +259,8 @@ public final class FileSource implements Source<String> {
         }
 
         private void finishFile() throws IOException {
-            done.add(current);
+            done.put(current, position);
+            finishedSizes.put(current, Math.max(position, channel.size()));
             current = null;
             position = 0;
             channel.close();
@@ -245,8 +299,10 @@ public final class FileSource implements Source<String> {
                 }
             }
             for (String name : known) {
-                if (!name.equals(current) && !done.contains(name)) {
-                    bytes += listedSizes.getOrDefault(name, 0L);
+                Long readTo = done.get(name);
+                if (!name.equals(current)) {
+                    long listed = listedSizes.getOrDefault(name, 0L);
+                    bytes += readTo == null ? listed : watch ? Math.max(0, listed - readTo) : 0;
                 }
             }
             return bytes;
@@ -268,8 +324,13 @@ public final class FileSource implements Source<String> {
                     out.writeUTF(current);
                 }
                 out.writeInt(done.size());
-                for (String name : done) {
+                for (String name : done.keySet()) {
                     out.writeUTF(name);
+                }
+                // Added later, after the names, so that state written before still reads: how
+                // far each finished file was read.
+                for (long readTo : done.values()) {
+                    out.writeLong(readTo);
                 }
             }
             return bytes.toByteArray();
@@ -281,11 +342,22 @@ public final class FileSource implements Source<String> {
                 String restoredCurrent = in.readBoolean() ? in.readUTF() : null;
                 int doneCount = in.readInt();
                 done.clear();
+                finishedSizes.clear();
+                endedMidLine.clear();
+                List<String> names = new ArrayList<>(doneCount);
                 for (int i = 0; i < doneCount; i++) {
-                    done.add(in.readUTF());
+                    names.add(in.readUTF());
                 }
+                boolean withPositions = in.available() >= (long) Long.BYTES * doneCount;
                 list();
-                known.addAll(done);
+                for (String name : names) {
+                    // State written before positions were kept: each file as it is now.
+                    long readTo =
+                            withPositions ? in.readLong() : listedSizes.getOrDefault(name, 0L);
+                    done.put(name, readTo);
+                    finishedSizes.put(name, readTo);
+                }
+                known.addAll(done.keySet());
                 if (restoredCurrent != null) {
                     Path file = Path.of(directory).resolve(restoredCurrent);
                     if (!Files.exists(file)) {
