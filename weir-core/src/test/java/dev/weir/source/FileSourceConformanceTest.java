@@ -154,4 +154,36 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
                                 .mapToObj(Integer::toString)
                                 .toList());
     }
+
+    /**
+     * Reader state written before finished files' positions were kept (the names only) still
+     * restores: each finished file counts as read to its current end, and the rest is read.
+     */
+    @Test
+    void readerStateWithoutPositionsFromBeforeStillRestores() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("old-state"));
+        Files.writeString(dir.resolve("a.txt"), "1\n2\n");
+        Files.writeString(dir.resolve("b.txt"), "3\n4\n");
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+            out.writeBoolean(false); // no file being read
+            out.writeInt(1);
+            out.writeUTF("a.txt"); // finished; no positions after the names
+        }
+        Source<String> source = Sources.filesWatching(dir, Duration.ofMillis(1), 1);
+        try (var reader = source.openReader(source.splits(1).get(0), CONTEXT)) {
+            reader.restoreState(bytes.toByteArray());
+            List<String> read = new java.util.ArrayList<>();
+            for (int i = 0; i < 100 && read.size() < 2; i++) {
+                reader.poll(read::add, 10);
+            }
+            assertThat(read).containsExactly("3", "4");
+            Files.writeString(dir.resolve("a.txt"), "5\n", java.nio.file.StandardOpenOption.APPEND);
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (read.size() < 3 && System.nanoTime() < until) {
+                reader.poll(read::add, 10);
+            }
+            assertThat(read).containsExactly("3", "4", "5");
+        }
+    }
 }
