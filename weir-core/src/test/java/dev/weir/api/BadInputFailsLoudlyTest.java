@@ -243,6 +243,48 @@ class BadInputFailsLoudlyTest {
         }
     }
 
+    /**
+     * A checkpoint whose directory cannot be created is a failed checkpoint like any other: the job
+     * fails once more than the tolerable number failed in a row, naming the cause. Before, it was
+     * dropped without a word and no checkpoint ever completed again: an endless job committed
+     * nothing more, and a bounded one waited forever for its final checkpoint.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    @org.junit.jupiter.api.Timeout(120)
+    void aCheckpointDirectoryThatBecomesUnusableFailsTheJobNamingTheCause(boolean bounded)
+            throws Exception {
+        Path chk = dir.resolve("chk");
+        Pipeline pipeline =
+                Pipeline.create("unusable")
+                        .parallelism(1)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(Duration.ofMillis(5), chk)
+                                        .withTolerableFailures(2))
+                        .restartStrategy(RestartStrategy.none());
+        pipeline.source("n", Sources.sequence(1, bounded ? 20_000 : Long.MAX_VALUE - 1, 1, 10_000))
+                .sink("out", FileSink.<Long>to(dir.resolve("out")));
+        JobHandle job = pipeline.start();
+        while (!Files.isDirectory(dir.resolve("out"))
+                || FileSink.readCommitted(dir.resolve("out")).isEmpty()) {
+            assertThat(job.isDone()).as("job ended before its first commit").isFalse();
+            Thread.onSpinWait();
+        }
+        // The checkpoint directory turns into a file: no checkpoint directory can be created in
+        // it (permissions would not stop a test running as root).
+        Files.move(chk, dir.resolve("chk-moved"));
+        Files.writeString(chk, "not a directory");
+
+        assertThatThrownBy(() -> job.await(Duration.ofMinutes(1)))
+                .isInstanceOf(JobFailedException.class)
+                .satisfies(
+                        e ->
+                                assertThat(e.getCause())
+                                        .isInstanceOf(CheckpointFailedException.class)
+                                        .hasMessageContaining("3 checkpoints failed in a row")
+                                        .hasMessageContaining("creating its directory failed"));
+    }
+
     @Test
     void aMapReturningNullFailsAtThatStepNamingIt() {
         Pipeline pipeline = Pipeline.create("nulls");

@@ -264,8 +264,19 @@ final class CheckpointCoordinator {
         Path directory;
         try {
             directory = store.begin(id, savepointParent);
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(e);
+        } catch (IOException | RuntimeException e) {
+            // A failed checkpoint like any other: counted against tolerableFailures, and the
+            // final one tried again. Returned quietly, it stopped checkpoints for good: an
+            // unwritable checkpoint directory left a job waiting forever, committing nothing.
+            Pending failed = new Pending(id, savepoint, null, tasks.size(), false);
+            pending.put(id, failed);
+            String reason = "creating its directory failed: " + e;
+            try {
+                timer.execute(() -> abort(id, reason, e)); // not under this lock
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                abort(id, reason, e);
+            }
+            return failed.future;
         }
         Pending checkpoint =
                 new Pending(id, savepoint, directory, tasks.size(), localState != null);
@@ -501,7 +512,9 @@ final class CheckpointCoordinator {
         } else {
             LOG.warn("checkpoint {} of job {} aborted: {}", id, jobName, reason);
         }
-        deleteAborted(checkpoint);
+        if (checkpoint.directory != null) {
+            deleteAborted(checkpoint);
+        }
         IllegalStateException failure =
                 new IllegalStateException(
                         (checkpoint.savepoint ? "savepoint " : "checkpoint ")
