@@ -116,6 +116,10 @@ public abstract class WriteAheadSink<T> implements TwoPhaseCommitSink<T, WriteAh
             throws IOException {
         Path dir = Files.createDirectories(Path.of(progressDirectory));
         return new WriteAheadSinkWriter<>(
-                dir, context.sinkName(), context.subtaskIndex(), batch -> send(batch, context));
+                dir,
+                context.sinkName(),
+                context.subtaskIndex(),
+                context.restoredCheckpointId(),
+                batch -> send(batch, context));
     }
 }

@@ -33,6 +33,10 @@ public final class WriteAheadSinkWriter<T> implements TransactionalWriter<T, Bat
     private final String sinkName;
     private final int subtask;
     private final Sender<T> sender;
+
+    /** {@link dev.weir.api.sink.SinkContext#restoredCheckpointId()} of this run. */
+    private final long restoredCheckpointId;
+
     private List<T> buffer = new ArrayList<>();
 
     /** Per origin subtask, the last checkpoint id its progress file says was sent. */
@@ -44,11 +48,17 @@ public final class WriteAheadSinkWriter<T> implements TransactionalWriter<T, Bat
      *
      * @throws IOException if its own progress file cannot be read or is damaged
      */
-    public WriteAheadSinkWriter(Path directory, String sinkName, int subtask, Sender<T> sender)
+    public WriteAheadSinkWriter(
+            Path directory,
+            String sinkName,
+            int subtask,
+            long restoredCheckpointId,
+            Sender<T> sender)
             throws IOException {
         this.directory = directory;
         this.sinkName = sinkName;
         this.subtask = subtask;
+        this.restoredCheckpointId = restoredCheckpointId;
         this.sender = sender;
         lastSent(subtask);
     }
@@ -95,9 +105,64 @@ public final class WriteAheadSinkWriter<T> implements TransactionalWriter<T, Bat
         lastSent.put(origin, batch.checkpointId());
     }
 
+    /**
+     * Nothing leaves the process before commit, so there is nothing to abort; but the progress
+     * files of the origins this subtask owns say what earlier runs sent. A fresh start by request
+     * forgets them (its checkpoint ids may start again at 1, and would be taken as sent); a restore
+     * of checkpoint {@code n} refuses if a batch of a newer checkpoint was sent (that checkpoint is
+     * lost, and replaying from {@code n} would send its records again), as does a run that asked to
+     * resume and found no checkpoint.
+     */
     @Override
-    public void recoverOwned(List<Batch<T>> committed, int subtask, int parallelism) {
-        // Nothing leaves the process before commit: there is nothing to abort.
+    public void recoverOwned(List<Batch<T>> committed, int subtask, int parallelism)
+            throws IOException {
+        String prefix = sinkName + "-";
+        List<Integer> origins = new ArrayList<>();
+        try (java.util.stream.Stream<Path> files = Files.list(directory)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                String name = file.getFileName().toString();
+                if (!name.startsWith(prefix) || !name.endsWith(".sent")) {
+                    continue;
+                }
+                String number = name.substring(prefix.length(), name.length() - ".sent".length());
+                if (number.isEmpty() || !number.chars().allMatch(Character::isDigit)) {
+                    continue; // another sink's, whose name extends this one's
+                }
+                int origin = Integer.parseInt(number);
+                if (origin % parallelism == subtask) {
+                    origins.add(origin);
+                }
+            }
+        }
+        for (int origin : origins) {
+            if (restoredCheckpointId < 0) {
+                Files.deleteIfExists(progress(origin));
+                lastSent.put(origin, Long.MIN_VALUE);
+                continue;
+            }
+            long sent = lastSent(origin);
+            if (sent > restoredCheckpointId) {
+                throw new dev.weir.api.UnrecoverableException(
+                        "write-ahead sink '"
+                                + sinkName
+                                + "' sent the records of checkpoint "
+                                + sent
+                                + " (progress file "
+                                + progress(origin)
+                                + "), but this run "
+                                + (restoredCheckpointId == 0
+                                        ? "found no complete checkpoint to restore"
+                                        : "restored the older checkpoint " + restoredCheckpointId)
+                                + ": a newer checkpoint or savepoint completed and this run did"
+                                + " not restore it (is a checkpoint's metadata lost? was this"
+                                + " savepoint restored before?), and replaying from there would"
+                                + " send those records twice. Start from that checkpoint or"
+                                + " savepoint, or to send the input again on purpose start with"
+                                + " CheckpointConfig resume \"none\" (which forgets what was"
+                                + " sent)");
+            }
+        }
+        DurableFiles.fsyncDirectory(directory);
     }
 
     /** The last checkpoint id sent, or {@link Long#MIN_VALUE} if nothing was. */
