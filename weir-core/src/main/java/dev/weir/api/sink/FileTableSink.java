@@ -70,7 +70,38 @@ public final class FileTableSink<T, K> implements IdempotentSink<T, K> {
     }
 
     /**
-     * Every row of every subtask's table in {@code directory}.
+     * The table the sink keeps in {@code directory}: one row per key, the one the newest checkpoint
+     * upserted. Records of one key should reach one subtask (a {@code keyBy} on the sink's key, or
+     * on one it follows from, before the sink); after a restore at another parallelism a key's
+     * records reach another subtask, and this keeps its new row, not the one the old subtask's file
+     * still holds.
+     *
+     * @param <T> the row type
+     * @param <K> the key type
+     * @param directory the sink's directory
+     * @param codec the codec the sink was built with
+     * @param key the key selector the sink was built with
+     * @return the rows, one per key; empty if the directory does not exist
+     * @throws Exception if a file cannot be read or decoded
+     */
+    public static <T, K> List<T> readTable(Path directory, Codec<T> codec, KeySelector<T, K> key)
+            throws Exception {
+        return FileTableSinkWriter.readTable(
+                directory,
+                codec,
+                row -> {
+                    try {
+                        return key.getKey(row);
+                    } catch (Exception e) {
+                        throw new IllegalStateException("key of " + row + " failed: " + e, e);
+                    }
+                });
+    }
+
+    /**
+     * Every row of every subtask's table file in {@code directory}, as stored: after a restore at
+     * another parallelism a key that moved to another subtask has a row in each file that held it
+     * (the old one stale); {@link #readTable(Path, Codec, KeySelector)} gives one row per key.
      *
      * @param <T> the row type
      * @param directory the sink's directory

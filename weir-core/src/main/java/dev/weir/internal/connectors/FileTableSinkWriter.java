@@ -18,9 +18,14 @@ import java.util.stream.Stream;
 
 /**
  * The writer of one {@link FileTableSink} subtask, and the format of its file: the subtask's table
- * (key → latest record) in {@code table-<subtask>.bin} as {@code long checkpointId, int rows,
- * rows…} (rows with the sink's codec), rewritten atomically (temp, fsync, rename, directory fsync)
- * at every upsert, so the file always names the checkpoint its rows reflect.
+ * (key → latest record) in {@code table-<subtask>.bin} as {@code long FORMAT_2, long checkpointId,
+ * int rows, (long rowCheckpointId, row)…} (rows with the sink's codec), rewritten atomically (temp,
+ * fsync, rename, directory fsync) at every upsert, so the file always names the checkpoint its rows
+ * reflect. Each row keeps the checkpoint that last upserted it: after a restore at another
+ * parallelism a key's records reach another subtask, and the row the old subtask's file still holds
+ * is older than the new one, which is how {@link #readTable(Path, Codec, Function)} keeps one row
+ * per key. (Files written before per-row ids: {@code long checkpointId, int rows, rows…}; their
+ * rows count as of the file's checkpoint.)
  *
  * <p>Called on the sink task's thread only, as {@link UpsertWriter} says.
  *
@@ -33,7 +38,14 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
     private final Path file;
     private final Codec<T> codec;
     private final Function<T, K> keyOf;
-    private final Map<K, T> rows = new LinkedHashMap<>();
+    private final Map<K, Row<T>> rows = new LinkedHashMap<>();
+
+    /** Marks the format with per-row checkpoint ids (never a checkpoint id: those are positive). */
+    private static final long FORMAT_2 = 0x5765697254626C32L;
+
+    /** A stored row and the checkpoint that last upserted it. */
+    private record Row<T>(long checkpointId, T value) {}
+
     private long checkpoint = -1;
 
     /**
@@ -48,10 +60,11 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
         this.file = dir.resolve(PREFIX + subtask + ".bin");
         this.codec = codec;
         this.keyOf = keyOf;
-        for (Map.Entry<Long, List<T>> loaded : read(file, codec).entrySet()) {
-            checkpoint = loaded.getKey();
-            for (T row : loaded.getValue()) {
-                rows.put(keyOf.apply(row), row);
+        Table<T> loaded = read(file, codec);
+        if (loaded != null) {
+            checkpoint = loaded.checkpointId();
+            for (Row<T> row : loaded.rows()) {
+                rows.put(keyOf.apply(row.value()), row);
             }
         }
     }
@@ -59,13 +72,15 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
     @Override
     public void upsert(List<T> records, long checkpointId) throws Exception {
         for (T record : records) {
-            rows.put(keyOf.apply(record), record);
+            rows.put(keyOf.apply(record), new Row<>(checkpointId, record));
         }
         ByteArrayDataOutput out = new ByteArrayDataOutput(4096);
+        out.writeLong(FORMAT_2);
         out.writeLong(checkpointId);
         out.writeInt(rows.size());
-        for (T row : rows.values()) {
-            codec.encode(row, out);
+        for (Row<T> row : rows.values()) {
+            out.writeLong(row.checkpointId());
+            codec.encode(row.value(), out);
         }
         DurableFiles.writeAtomically(file, out.toByteArray());
         checkpoint = checkpointId;
@@ -79,33 +94,72 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
     /** Every row of every subtask's table in {@code directory}, tables in name order. */
     public static <T> List<T> readTable(Path directory, Codec<T> codec) throws Exception {
         List<T> rows = new ArrayList<>();
-        if (!Files.isDirectory(directory)) {
-            return rows;
-        }
-        try (Stream<Path> files = Files.list(directory)) {
-            for (Path file :
-                    files.filter(p -> p.getFileName().toString().startsWith(PREFIX))
-                            .sorted()
-                            .toList()) {
-                read(file, codec).values().forEach(rows::addAll);
-            }
+        for (Table<T> table : tables(directory, codec)) {
+            table.rows().forEach(row -> rows.add(row.value()));
         }
         return rows;
     }
 
-    /** The checkpoint id and rows {@code file} holds; empty if it does not exist. */
-    private static <T> Map<Long, List<T>> read(Path file, Codec<T> codec) throws IOException {
+    /**
+     * The table: per key, the row the newest checkpoint upserted, whichever subtask's file holds it
+     * (an older row of the key in another file is one a subtask kept after the key moved away at a
+     * restore with another parallelism). Keys in first-seen order, tables in name order.
+     */
+    public static <T, K> List<T> readTable(Path directory, Codec<T> codec, Function<T, K> keyOf)
+            throws Exception {
+        Map<K, Row<T>> newest = new LinkedHashMap<>();
+        for (Table<T> table : tables(directory, codec)) {
+            for (Row<T> row : table.rows()) {
+                newest.merge(
+                        keyOf.apply(row.value()),
+                        row,
+                        (had, next) -> next.checkpointId() > had.checkpointId() ? next : had);
+            }
+        }
+        List<T> rows = new ArrayList<>(newest.size());
+        newest.values().forEach(row -> rows.add(row.value()));
+        return rows;
+    }
+
+    private static <T> List<Table<T>> tables(Path directory, Codec<T> codec) throws IOException {
+        List<Table<T>> tables = new ArrayList<>();
+        if (!Files.isDirectory(directory)) {
+            return tables;
+        }
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path file :
+                    files.filter(p -> p.getFileName().toString().startsWith(PREFIX))
+                            .filter(p -> p.getFileName().toString().endsWith(".bin"))
+                            .sorted()
+                            .toList()) {
+                Table<T> table = read(file, codec);
+                if (table != null) {
+                    tables.add(table);
+                }
+            }
+        }
+        return tables;
+    }
+
+    /** One table file: the checkpoint it reflects and its rows. */
+    private record Table<T>(long checkpointId, List<Row<T>> rows) {}
+
+    /** What {@code file} holds; null if it does not exist. */
+    private static <T> Table<T> read(Path file, Codec<T> codec) throws IOException {
         if (!Files.exists(file)) {
-            return Map.of();
+            return null;
         }
         byte[] bytes = Files.readAllBytes(file);
         ByteArrayDataInput in = new ByteArrayDataInput().reset(bytes, 0, bytes.length);
-        long checkpoint = in.readLong();
+        long first = in.readLong();
+        boolean perRow = first == FORMAT_2;
+        long checkpoint = perRow ? in.readLong() : first;
         int count = in.readInt();
-        List<T> rows = new ArrayList<>(count);
+        List<Row<T>> rows = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            rows.add(codec.decode(in));
+            long rowCheckpoint = perRow ? in.readLong() : checkpoint;
+            rows.add(new Row<>(rowCheckpoint, codec.decode(in)));
         }
-        return Map.of(checkpoint, rows);
+        return new Table<>(checkpoint, rows);
     }
 }
