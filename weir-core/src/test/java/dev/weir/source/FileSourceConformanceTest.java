@@ -186,4 +186,51 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
             assertThat(read).containsExactly("3", "4", "5");
         }
     }
+
+    /**
+     * A finished job started again restores its splits as ended and reads none of them again: a
+     * file added since, in one of those splits, is not read, and a warning names the split and the
+     * way to read it (before, nothing was said, and whether a new file was read depended on the
+     * hash of its name).
+     */
+    @Test
+    void inputAddedToAnEndedSplitIsNotReadAndAWarningSaysSo() throws Exception {
+        Path in = Files.createDirectories(temp.resolve("ended-in"));
+        Path work = temp.resolve("ended-work");
+        writeLines(in.resolve(nameInSplit("a", 0, 2)), List.of("1", "2"));
+        writeLines(in.resolve(nameInSplit("b", 1, 2)), List.of("3"));
+        java.util.function.Supplier<Pipeline> job =
+                () -> {
+                    Pipeline pipeline =
+                            Pipeline.create("ended")
+                                    .checkpointing(
+                                            dev.weir.api.checkpoint.CheckpointConfig.exactlyOnce(
+                                                    Duration.ofHours(1), work.resolve("chk")));
+                    pipeline.source("files", Sources.files(in, 2))
+                            .sink(
+                                    "out",
+                                    dev.weir.api.sink.FileSink.<String>to(work.resolve("out")));
+                    return pipeline;
+                };
+        job.get().run();
+        writeLines(in.resolve(nameInSplit("late", 0, 2)), List.of("4", "5"));
+
+        java.io.PrintStream original = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            job.get().run();
+        } finally {
+            System.setErr(original);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        original.print(log);
+
+        assertThat(dev.weir.api.sink.FileSink.readCommitted(work.resolve("out")))
+                .containsExactlyInAnyOrder("1", "2", "3");
+        assertThat(log)
+                .contains("source split 'files-0-of-2' had ended in the restored checkpoint")
+                .contains("Sources.filesWatching")
+                .doesNotContain("'files-1-of-2' had ended");
+    }
 }

@@ -112,6 +112,7 @@ final class SourceDriver {
             if (state != null && state.ended()) {
                 if (!SeededBugs.REREAD_ENDED_SPLITS) {
                     endedSplits.put(split, state);
+                    warnIfMoreInput(split, state);
                     continue;
                 }
                 state = null; // the seeded bug: read the ended split again from its start
@@ -136,6 +137,43 @@ final class SourceDriver {
             }
         }
     }
+
+    /**
+     * A restored ended split stays ended, so input that arrived in it since (records appended to a
+     * log partition, a new file whose name falls in the split) is not read: says so, once, if its
+     * reader can tell ({@link SourceReader#lag()}), instead of leaving it to a hash.
+     */
+    private void warnIfMoreInput(String split, SplitState state) {
+        if (!source.isReplayable()) {
+            return;
+        }
+        long more;
+        try (SourceReader<Object> reader = source.openReader(split, context)) {
+            if (state.readerState() != null) {
+                reader.restoreState(state.readerState());
+            }
+            reader.seek(state.position());
+            more = reader.lag();
+        } catch (Exception | LinkageError e) {
+            return; // cannot tell: the split is not read either way
+        }
+        if (more > 0) {
+            LOG.warn(
+                    "{} source split '{}' had ended in the restored checkpoint, and more input is"
+                            + " there now ({} bytes or records by its reader's count): a restored"
+                            + " ended split stays ended, so this run does not read it (the same"
+                            + " source's other splits read to the end they find). To read input"
+                            + " that keeps arriving, use an unbounded source (Sources.filesWatching,"
+                            + " Sources.logUnbounded); to read everything again, start with"
+                            + " CheckpointConfig resume \"none\" into an empty output",
+                    source.kind(),
+                    split,
+                    more);
+        }
+    }
+
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(SourceDriver.class);
 
     /** The periodic step of event time: generators' periodic watermarks and idleness. */
     private void periodic(long at) {
