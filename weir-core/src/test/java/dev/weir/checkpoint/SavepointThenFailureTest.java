@@ -155,4 +155,42 @@ class SavepointThenFailureTest {
         assertThat(new HashSet<>(all)).hasSize((int) N);
         assertThat(all).hasSize((int) N);
     }
+
+    /**
+     * A checkpoint restored into a pipeline whose sink of the same name is of another kind is
+     * refused naming both kinds and the way out, instead of decoding one sink's prepared
+     * transactions as the other's (an out-of-memory error or an end-of-file).
+     */
+    @Test
+    void aSinkOfAnotherKindUnderTheSameNameIsRefusedNamingBoth() throws Exception {
+        FAIL.set(false);
+        JobHandle job = job("none", 50_000).start();
+        CheckpointStats savepoint =
+                job.stopWithSavepoint(dir.resolve("sp")).get(60, TimeUnit.SECONDS);
+        job.await(Duration.ofMinutes(1));
+
+        Path log = dir.resolve("log");
+        try (dev.weir.api.log.DurableLog created =
+                dev.weir.api.log.DurableLog.open(log, dev.weir.api.log.LogOptions.defaults())) {
+            created.createTopic("out", 1);
+        }
+        Pipeline swapped =
+                Pipeline.create("savepoint-then-failure")
+                        .parallelism(2)
+                        .fromSavepoint(savepoint.path())
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                                Duration.ofHours(1), dir.resolve("chk2"))
+                                        .withResume("none"));
+        swapped.source("numbers", Sources.sequence(1, N, 2, 0))
+                .map(n -> Long.toString(n))
+                .sink(
+                        "out",
+                        dev.weir.api.sink.LogSink.to(log, "out", dev.weir.api.codec.Codecs.STRING));
+
+        assertThatThrownBy(swapped::run)
+                .hasStackTraceContaining("holds the state of a 'file' sink")
+                .hasStackTraceContaining("is a 'log' sink")
+                .hasStackTraceContaining("another step name");
+    }
 }

@@ -41,8 +41,31 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator, CommitT
     @Override
     public void restoreOperatorState(List<byte[]> states) throws Exception {
         for (byte[] state : states) {
+            String kind = kindOf(state);
+            if (kind != null && !kind.equals(sink.kind())) {
+                throw new dev.weir.api.UnrecoverableException(
+                        "the restored checkpoint holds the state of a '"
+                                + kind
+                                + "' sink under this sink's name, and this pipeline's sink of"
+                                + " that name is a '"
+                                + sink.kind()
+                                + "' sink: its prepared transactions cannot be read as this"
+                                + " sink's. Keep the sink the checkpoint was taken with, or give"
+                                + " the new sink another step name (and"
+                                + " Pipeline.allowNonRestoredState(true) to drop the old one's"
+                                + " state, whose last prepared output is then never committed)");
+            }
             restored.addAll(decodePending(state, codec).values());
         }
+    }
+
+    /** Marks state that starts with the sink's kind (state written before starts with a count). */
+    private static final int WITH_KIND = -2;
+
+    /** The kind of sink that wrote {@code state}, or null if it was written before kinds were. */
+    static String kindOf(byte[] state) throws java.io.IOException {
+        ByteArrayDataInput in = new ByteArrayDataInput().reset(state, 0, state.length);
+        return in.readInt() == WITH_KIND ? in.readUTF() : null;
     }
 
     /**
@@ -55,6 +78,10 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator, CommitT
         TreeMap<Long, C> pending = new TreeMap<>();
         ByteArrayDataInput in = new ByteArrayDataInput().reset(state, 0, state.length);
         int count = in.readInt();
+        if (count == WITH_KIND) {
+            in.readUTF();
+            count = in.readInt();
+        }
         for (int i = 0; i < count; i++) {
             long checkpointId = in.readLong();
             pending.put(checkpointId, codec.decode(in));
@@ -100,6 +127,8 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator, CommitT
         }
         FaultPoints.reach(FaultPoint.SINK_AFTER_PRECOMMIT);
         ByteArrayDataOutput out = new ByteArrayDataOutput(256);
+        out.writeInt(WITH_KIND);
+        out.writeUTF(sink.kind());
         out.writeInt(pending.size());
         for (Map.Entry<Long, Object> entry : pending.entrySet()) {
             out.writeLong(entry.getKey());
