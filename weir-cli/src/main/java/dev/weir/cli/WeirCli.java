@@ -122,12 +122,50 @@ public final class WeirCli implements Callable<Integer> {
      */
     static String describe(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
+            // A file system failure's message is often the path alone ("weir verify:
+            // /proc/nope"): say what went wrong, unless a wrapper above it said more than it.
+            if (t instanceof java.nio.file.FileSystemException fs) {
+                return fileProblem(fs);
+            }
+            boolean onlyWraps =
+                    t.getCause() != null
+                            && (t.getMessage() == null
+                                    || t.getMessage().equals(t.getCause().toString()));
+            if (!onlyWraps) {
+                break;
+            }
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
             if (t.getMessage() != null && !t.getMessage().isBlank()) {
                 String message = oneLine(t.getMessage());
                 return t == e ? message : e.getClass().getSimpleName() + ": " + message;
             }
         }
         return e.getClass().getName();
+    }
+
+    /** A file system failure as "path: what went wrong" (and the other path, if any). */
+    static String fileProblem(java.nio.file.FileSystemException e) {
+        String what;
+        if (e.getReason() != null && !e.getReason().isBlank()) {
+            what = e.getReason();
+        } else if (e instanceof java.nio.file.AccessDeniedException) {
+            what = "permission denied";
+        } else if (e instanceof java.nio.file.NoSuchFileException) {
+            what = "no such file or directory";
+        } else if (e instanceof java.nio.file.FileAlreadyExistsException) {
+            what = "already exists";
+        } else if (e instanceof java.nio.file.NotDirectoryException) {
+            what = "not a directory";
+        } else if (e instanceof java.nio.file.DirectoryNotEmptyException) {
+            what = "directory not empty";
+        } else {
+            what = e.getClass().getSimpleName();
+        }
+        return oneLine(
+                (e.getFile() == null ? "" : e.getFile() + ": ")
+                        + what
+                        + (e.getOtherFile() == null ? "" : " (and " + e.getOtherFile() + ")"));
     }
 
     private static String oneLine(String message) {

@@ -230,6 +230,29 @@ class WeirCliTest {
                 .contains("\tat dev.weir.");
     }
 
+    /** A file system failure's message is often the path alone: the line says what happened. */
+    @Test
+    void aFileSystemFailureSaysWhatWentWrongNotOnlyThePath() {
+        assertThat(
+                        WeirCli.describe(
+                                new java.io.UncheckedIOException(
+                                        new java.nio.file.AccessDeniedException("/proc/nope"))))
+                .isEqualTo("/proc/nope: permission denied");
+        assertThat(
+                        WeirCli.describe(
+                                new java.nio.file.FileSystemException(
+                                        "/a", "/b", "Read-only file system")))
+                .isEqualTo("/a: Read-only file system (and /b)");
+        assertThat(WeirCli.describe(new java.nio.file.NoSuchFileException("/x")))
+                .isEqualTo("/x: no such file or directory");
+        assertThat(
+                        WeirCli.describe(
+                                new IllegalStateException(
+                                        "cannot lock /x",
+                                        new java.nio.file.AccessDeniedException("/x"))))
+                .isEqualTo("cannot lock /x");
+    }
+
     @Test
     void aFailureWithoutAMessageNamesItsCauseOnOneLine() {
         assertThat(WeirCli.describe(new RuntimeException(new IllegalStateException("disk\nfull"))))

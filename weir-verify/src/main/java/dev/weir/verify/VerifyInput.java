@@ -5,7 +5,6 @@ import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogOptions;
 import dev.weir.api.source.Source;
 import dev.weir.api.source.Sources;
-import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -199,25 +198,27 @@ final class VerifyInput {
         }
     }
 
+    /**
+     * One file per key, written one after another (not all open at once: a million keys would
+     * exceed the open-file limit).
+     */
     private static void writeFiles(Path dir, long n, int[] order) throws IOException {
         int keys = order.length;
         Files.createDirectories(dir);
-        List<BufferedWriter> files = new ArrayList<>();
-        try {
-            for (int key = 0; key < keys; key++) {
-                files.add(
-                        Files.newBufferedWriter(
-                                dir.resolve(fileName(key, keys)), StandardCharsets.UTF_8));
+        StringBuilder[] texts = new StringBuilder[keys];
+        for (long i = 1; i <= n; i++) {
+            int key = VerifyJob.input(i, order).key();
+            if (texts[key] == null) {
+                texts[key] = new StringBuilder();
             }
-            for (long i = 1; i <= n; i++) {
-                BufferedWriter file = files.get(VerifyJob.input(i, order).key());
-                file.write(Long.toString(i));
-                file.write('\n');
-            }
-        } finally {
-            for (BufferedWriter file : files) {
-                file.close();
-            }
+            texts[key].append(i).append('\n');
+        }
+        for (int key = 0; key < keys; key++) {
+            Files.writeString(
+                    dir.resolve(fileName(key, keys)),
+                    texts[key] == null ? "" : texts[key],
+                    StandardCharsets.UTF_8);
+            texts[key] = null;
         }
     }
 
