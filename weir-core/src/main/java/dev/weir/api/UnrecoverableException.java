@@ -29,14 +29,19 @@ public class UnrecoverableException extends RuntimeException {
     }
 
     /**
-     * True if {@code failure} or one of its causes is an {@code UnrecoverableException}.
+     * True if {@code failure} or one of its causes is an {@code UnrecoverableException}, or damage
+     * a restart would only read again: a {@link dev.weir.api.log.LogCorruptedException} (committed
+     * log data that fails its checksum) or a {@link
+     * dev.weir.api.checkpoint.CheckpointCorruptedException}.
      *
      * @param failure a failure, possibly null
      * @return true if no restart should be tried for it
      */
     public static boolean isUnrecoverable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof UnrecoverableException) {
+            if (t instanceof UnrecoverableException
+                    || t instanceof dev.weir.api.log.LogCorruptedException
+                    || t instanceof dev.weir.api.checkpoint.CheckpointCorruptedException) {
                 return true;
             }
             if (t.getCause() == t) {

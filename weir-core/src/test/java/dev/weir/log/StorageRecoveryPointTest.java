@@ -260,4 +260,38 @@ class StorageRecoveryPointTest {
             }
         }
     }
+
+    /**
+     * Damage in committed data fails a job reading it at once, naming it: a restart would read the
+     * same bytes again, so the restart strategy's attempts are not spent on it.
+     */
+    @Test
+    void aJobReadingDamagedCommittedDataFailsAtOnceWithoutRestarts() throws Exception {
+        Path dir = temp.resolve("log");
+        try (DurableLog log = DurableLog.open(dir, LogOptions.defaults())) {
+            log.createTopic("t", 1);
+            List<byte[]> batch = new ArrayList<>();
+            for (long n = 0; n < 1000; n++) {
+                batch.add(java.nio.ByteBuffer.allocate(8).putLong(n).array());
+            }
+            log.append("t", 0, batch);
+        }
+        flip(segment(dir), Files.size(segment(dir)) / 2);
+        dev.weir.api.Pipeline pipeline =
+                dev.weir.api.Pipeline.create("damaged")
+                        .restartStrategy(
+                                dev.weir.api.RestartStrategy.fixedDelay(
+                                        100, java.time.Duration.ZERO));
+        pipeline.source(
+                        "t",
+                        dev.weir.api.source.Sources.log(dir, "t", dev.weir.api.codec.Codecs.LONG))
+                .sink("out", dev.weir.api.sink.Sinks.counting());
+        dev.weir.api.JobHandle job = pipeline.start();
+
+        assertThatThrownBy(job::await)
+                .isInstanceOf(dev.weir.api.JobFailedException.class)
+                .rootCause()
+                .isInstanceOf(LogCorruptedException.class);
+        assertThat(job.restarts()).isZero();
+    }
 }

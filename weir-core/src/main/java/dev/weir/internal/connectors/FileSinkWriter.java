@@ -178,7 +178,8 @@ public final class FileSinkWriter<T> implements TransactionalWriter<T, Committab
                 continue; // committed before a crash: already done
             }
             if (!Files.exists(pending)) {
-                throw new IllegalStateException(
+                // Not fixed by a restart, which would find it gone again.
+                throw new dev.weir.api.UnrecoverableException(
                         "file sink cannot commit "
                                 + finished
                                 + ": its pending file "
