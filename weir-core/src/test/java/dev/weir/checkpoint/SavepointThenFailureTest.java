@@ -193,4 +193,26 @@ class SavepointThenFailureTest {
                 .hasStackTraceContaining("is a 'log' sink")
                 .hasStackTraceContaining("another step name");
     }
+
+    /**
+     * A fresh start into a file sink directory with earlier committed output is allowed, loudly.
+     */
+    @Test
+    void aFreshStartIntoAFileSinkWithEarlierOutputWarns() throws Exception {
+        FAIL.set(false);
+        job("none", 0).run();
+        java.io.PrintStream original = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(
+                new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            job("none", 0).run();
+        } finally {
+            System.setErr(original);
+        }
+        String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        original.print(log);
+        assertThat(log).contains("already holds committed output of an earlier run");
+        assertThat(FileSink.readCommitted(dir.resolve("out"))).hasSize(2 * (int) N);
+    }
 }

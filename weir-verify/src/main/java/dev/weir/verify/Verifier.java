@@ -666,6 +666,28 @@ public final class Verifier {
                     "no recovery was timed in this run, so recovery_ms_p50 and recovery_ms_p99"
                             + " below read 0");
         }
+        if (!options.flink()) {
+            List<String> missed = new ArrayList<>();
+            if (tally.cuts == 0) {
+                missed.add("no kill was a power cut");
+            }
+            if (tally.states.running() == 0) {
+                missed.add("no kill landed while splits ran");
+            }
+            if (VerifyInput.splitsEndApart(options.source()) && tally.states.ended() == 0) {
+                missed.add("none after some splits ended");
+            }
+            if (VerifyInput.splitsEndApart(options.source()) && tally.states.restored() == 0) {
+                missed.add("none after a restore of ended splits");
+            }
+            if (!missed.isEmpty()) {
+                out.println(
+                        "not exercised by this run: "
+                                + String.join("; ", missed)
+                                + " (a proof covers only what it exercises: more --kills, such as"
+                                + " the default 30, reach them)");
+            }
+        }
         out.println(report.line());
         return report;
     }

@@ -517,6 +517,8 @@ public final class CheckpointStore implements CheckpointStorage {
                 }
             }
             Files.deleteIfExists(dir);
+        } catch (java.nio.file.NoSuchFileException e) {
+            LOG.debug("old checkpoint {} was already gone: {}", dir, e.toString());
         } catch (IOException e) {
             LOG.warn("could not delete old checkpoint {}: {}", dir, e.toString());
         }

@@ -204,9 +204,11 @@ public final class FileSinkWriter<T> implements TransactionalWriter<T, Committab
         for (Committable c : committed) {
             recommitted.addAll(c.finished());
         }
+        boolean earlierOutput = false;
         try (Stream<Path> entries = Files.list(dir)) {
             for (Path file : (Iterable<Path>) entries::iterator) {
                 String name = file.getFileName().toString();
+                earlierOutput |= PART.matcher(name).matches();
                 if (restoredCheckpointId >= 0 && !recommitted.contains(name)) {
                     refuseNewerOutput(name, subtask, parallelism);
                 }
@@ -226,6 +228,17 @@ public final class FileSinkWriter<T> implements TransactionalWriter<T, Committab
             }
         }
         DurableFiles.fsyncDirectory(dir);
+        if (restoredCheckpointId < 0 && earlierOutput && subtask == 0) {
+            // Allowed (the user asked for a fresh start), but not silently.
+            org.slf4j.LoggerFactory.getLogger(FileSinkWriter.class)
+                    .warn(
+                            "file sink directory {} already holds committed output of an earlier"
+                                    + " run, and this run started fresh (resume \"none\" or no"
+                                    + " checkpointing): what it writes is added beside that"
+                                    + " output, so input it reads again appears twice. Write to"
+                                    + " an empty directory to keep runs apart",
+                            dir);
+        }
     }
 
     /**
