@@ -18,10 +18,9 @@ class JobLifecycleTest {
                 .count();
     }
 
-    @Test
-    void cancelMidStreamEndsWithCancellationAndLeavesNoThreads() throws Exception {
+    /** Starts an endless keyed sum on {@code pipeline}; returns once 1,000 records went by. */
+    static JobHandle startEndless(Pipeline pipeline) throws InterruptedException {
         CountDownLatch flowing = new CountDownLatch(1000);
-        Pipeline pipeline = Pipeline.create("endless").parallelism(2);
         pipeline.source("numbers", Sources.sequence(1, Long.MAX_VALUE - 1))
                 .map(
                         n -> {
@@ -33,6 +32,12 @@ class JobLifecycleTest {
                 .sink("out", Sinks.counting());
         JobHandle job = pipeline.start();
         flowing.await();
+        return job;
+    }
+
+    @Test
+    void cancelMidStreamEndsWithCancellationAndLeavesNoThreads() throws Exception {
+        JobHandle job = startEndless(Pipeline.create("endless").parallelism(2));
 
         job.cancel();
 
@@ -49,24 +54,13 @@ class JobLifecycleTest {
     @Test
     void aStopWithSavepointLeavesNoThreadsOnceAwaitReturns(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        CountDownLatch flowing = new CountDownLatch(1000);
-        Pipeline pipeline =
-                Pipeline.create("stopped")
-                        .parallelism(2)
-                        .checkpointing(
-                                dev.weir.api.checkpoint.CheckpointConfig.exactlyOnce(
-                                        Duration.ofHours(1), dir.resolve("chk")));
-        pipeline.source("numbers", Sources.sequence(1, Long.MAX_VALUE - 1))
-                .map(
-                        n -> {
-                            flowing.countDown();
-                            return n;
-                        })
-                .keyBy(n -> n % 7)
-                .reduce("sum", Long::sum)
-                .sink("out", Sinks.counting());
-        JobHandle job = pipeline.start();
-        flowing.await();
+        JobHandle job =
+                startEndless(
+                        Pipeline.create("stopped")
+                                .parallelism(2)
+                                .checkpointing(
+                                        dev.weir.api.checkpoint.CheckpointConfig.exactlyOnce(
+                                                Duration.ofHours(1), dir.resolve("chk"))));
 
         java.util.concurrent.atomic.AtomicReference<Thread> completedOn =
                 new java.util.concurrent.atomic.AtomicReference<>();

@@ -36,6 +36,11 @@ class SavepointThenFailureTest {
     @TempDir Path dir;
 
     Pipeline job(String resume, long rate) {
+        return job(resume, rate, "out", n -> FAIL.compareAndSet(true, false));
+    }
+
+    /** The job: records 1..N as lines into a file sink; a record {@code failAt} picks throws. */
+    Pipeline job(String resume, long rate, String out, java.util.function.LongPredicate failAt) {
         Pipeline pipeline =
                 Pipeline.create("savepoint-then-failure")
                         .parallelism(2)
@@ -47,12 +52,12 @@ class SavepointThenFailureTest {
         pipeline.source("numbers", Sources.sequence(1, N, 2, rate))
                 .map(
                         n -> {
-                            if (FAIL.compareAndSet(true, false)) {
+                            if (failAt.test(n)) {
                                 throw new IllegalStateException("injected");
                             }
                             return Long.toString(n);
                         })
-                .sink("out", FileSink.<String>to(dir.resolve("out")));
+                .sink("out", FileSink.<String>to(dir.resolve(out)));
         return pipeline;
     }
 
@@ -128,24 +133,8 @@ class SavepointThenFailureTest {
             throws Exception {
         FAIL.set(false);
         job("none", 0).run(); // ends with a final checkpoint in chk
-        Pipeline fresh =
-                Pipeline.create("savepoint-then-failure")
-                        .parallelism(2)
-                        .restartStrategy(RestartStrategy.fixedDelay(3, Duration.ofMillis(10)))
-                        .checkpointing(
-                                CheckpointConfig.exactlyOnce(
-                                                Duration.ofHours(1), dir.resolve("chk"))
-                                        .withResume("none"));
         java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
-        fresh.source("numbers", Sources.sequence(1, N, 2, 0))
-                .map(
-                        n -> {
-                            if (seen.incrementAndGet() == 1_000) {
-                                throw new IllegalStateException("injected");
-                            }
-                            return Long.toString(n);
-                        })
-                .sink("out", FileSink.<String>to(dir.resolve("out2")));
+        Pipeline fresh = job("none", 0, "out2", n -> seen.incrementAndGet() == 1_000);
 
         JobHandle job = fresh.start();
         job.await(Duration.ofMinutes(2));
