@@ -81,9 +81,9 @@ class IdempotentSinkTest {
         }
         try (var files = Files.list(dir.resolve("table"))) {
             for (Path file : files.toList()) {
-                // After the format marker: the checkpoint the file reflects.
+                // After the format marker and the generation: the checkpoint the file reflects.
                 long storedCheckpoint =
-                        java.nio.ByteBuffer.wrap(Files.readAllBytes(file), 8, 8).getLong();
+                        java.nio.ByteBuffer.wrap(Files.readAllBytes(file), 16, 8).getLong();
                 assertThat(storedCheckpoint).as("checkpoint id stored with %s", file).isPositive();
             }
         }
@@ -153,5 +153,51 @@ class IdempotentSinkTest {
         assertThat(FileTableSink.readTable(dir.resolve("table"), Codecs.record(Update.class)))
                 .as("stored rows, stale ones of moved keys included")
                 .hasSizeGreaterThan((int) KEYS);
+    }
+
+    /**
+     * A restore into a new checkpoint directory numbers its checkpoints from the restored one's id
+     * on, below those an earlier run reached after it: the rows it writes are still the newest (a
+     * row's age is the writer's generation first, then the checkpoint).
+     */
+    @Test
+    void rowsOfARestoreIntoANewDirectoryBeatAnEarlierRunsRowsOfHigherCheckpointIds()
+            throws Exception {
+        Pipeline first =
+                Pipeline.create("rewound-upserts")
+                        .parallelism(4)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofHours(1), dir.resolve("chk1")));
+        KeyedCountJob.apply(first.source("numbers", Sources.sequence(1, N, 4, 10_000)), KEYS)
+                .sink("table", table(true));
+        var job = first.start();
+        Path savepoint =
+                job.triggerSavepoint(dir.resolve("sp"))
+                        .get(60, java.util.concurrent.TimeUnit.SECONDS)
+                        .path();
+        for (int i = 0; i < 5; i++) {
+            job.triggerCheckpoint().get(60, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        job.cancel();
+        org.assertj.core.api.Assertions.assertThatThrownBy(job::await)
+                .isInstanceOf(java.util.concurrent.CancellationException.class);
+
+        Pipeline second =
+                Pipeline.create("rewound-upserts")
+                        .parallelism(2)
+                        .fromSavepoint(savepoint)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofHours(1), dir.resolve("chk2")));
+        KeyedCountJob.apply(second.source("numbers", Sources.sequence(1, N, 4, 0)), KEYS)
+                .sink("table", table(true));
+        second.run();
+
+        List<Update> rows =
+                FileTableSink.readTable(
+                        dir.resolve("table"), Codecs.record(Update.class), Update::key);
+        assertThat(rows).hasSize((int) KEYS);
+        assertThat(KeyedCountJob.check(rows, N, KEYS).problems()).isEmpty();
     }
 }

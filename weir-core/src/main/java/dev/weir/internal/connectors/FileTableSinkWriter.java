@@ -18,14 +18,16 @@ import java.util.stream.Stream;
 
 /**
  * The writer of one {@link FileTableSink} subtask, and the format of its file: the subtask's table
- * (key → latest record) in {@code table-<subtask>.bin} as {@code long FORMAT_2, long checkpointId,
- * int rows, (long rowCheckpointId, row)…} (rows with the sink's codec), rewritten atomically (temp,
- * fsync, rename, directory fsync) at every upsert, so the file always names the checkpoint its rows
- * reflect. Each row keeps the checkpoint that last upserted it: after a restore at another
- * parallelism a key's records reach another subtask, and the row the old subtask's file still holds
- * is older than the new one, which is how {@link #readTable(Path, Codec, Function)} keeps one row
- * per key. (Files written before per-row ids: {@code long checkpointId, int rows, rows…}; their
- * rows count as of the file's checkpoint.)
+ * (key → latest record) in {@code table-<subtask>.bin} as {@code long FORMAT, long generation, long
+ * checkpointId, int rows, (long rowGeneration, long rowCheckpointId, row)…} (rows with the sink's
+ * codec), rewritten atomically (temp, fsync, rename, directory fsync) at every upsert, so the file
+ * always names the checkpoint its rows reflect. Each row keeps when it was last upserted: the
+ * writer's generation (one more than any in the directory when the writer opened, so every run,
+ * restart and restore writes above all earlier ones, whatever its checkpoint ids) and the
+ * checkpoint. After a restore at another parallelism a key's records reach another subtask, and the
+ * row the old subtask's file still holds is older than the new one, which is how {@link
+ * #readTable(Path, Codec, Function)} keeps one row per key. (Files written before: {@code long
+ * checkpointId, int rows, rows…}; their rows count as generation 0.)
  *
  * <p>Called on the sink task's thread only, as {@link UpsertWriter} says.
  *
@@ -40,11 +42,22 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
     private final Function<T, K> keyOf;
     private final Map<K, Row<T>> rows = new LinkedHashMap<>();
 
-    /** Marks the format with per-row checkpoint ids (never a checkpoint id: those are positive). */
-    private static final long FORMAT_2 = 0x5765697254626C32L;
+    /**
+     * Marks the format with per-row ages (never a checkpoint id, which the old format began with).
+     */
+    private static final long FORMAT = 0x5765697254626C33L;
 
-    /** A stored row and the checkpoint that last upserted it. */
-    private record Row<T>(long checkpointId, T value) {}
+    /** A stored row and when it was last upserted: by generation, then checkpoint. */
+    private record Row<T>(long generation, long checkpointId, T value) {
+        boolean newerThan(Row<T> other) {
+            return generation != other.generation
+                    ? generation > other.generation
+                    : checkpointId > other.checkpointId;
+        }
+    }
+
+    /** This writer's generation: above every one in the directory when it opened. */
+    private final long generation;
 
     private long checkpoint = -1;
 
@@ -58,6 +71,11 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
             throws Exception {
         Path dir = Files.createDirectories(directory);
         this.file = dir.resolve(PREFIX + subtask + ".bin");
+        long newest = 0;
+        for (Table<T> table : tables(dir, codec)) {
+            newest = Math.max(newest, table.generation());
+        }
+        this.generation = newest + 1;
         this.codec = codec;
         this.keyOf = keyOf;
         Table<T> loaded = read(file, codec);
@@ -72,13 +90,15 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
     @Override
     public void upsert(List<T> records, long checkpointId) throws Exception {
         for (T record : records) {
-            rows.put(keyOf.apply(record), new Row<>(checkpointId, record));
+            rows.put(keyOf.apply(record), new Row<>(generation, checkpointId, record));
         }
         ByteArrayDataOutput out = new ByteArrayDataOutput(4096);
-        out.writeLong(FORMAT_2);
+        out.writeLong(FORMAT);
+        out.writeLong(generation);
         out.writeLong(checkpointId);
         out.writeInt(rows.size());
         for (Row<T> row : rows.values()) {
+            out.writeLong(row.generation());
             out.writeLong(row.checkpointId());
             codec.encode(row.value(), out);
         }
@@ -113,7 +133,7 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
                 newest.merge(
                         keyOf.apply(row.value()),
                         row,
-                        (had, next) -> next.checkpointId() > had.checkpointId() ? next : had);
+                        (had, next) -> next.newerThan(had) ? next : had);
             }
         }
         List<T> rows = new ArrayList<>(newest.size());
@@ -142,7 +162,7 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
     }
 
     /** One table file: the checkpoint it reflects and its rows. */
-    private record Table<T>(long checkpointId, List<Row<T>> rows) {}
+    private record Table<T>(long generation, long checkpointId, List<Row<T>> rows) {}
 
     /** What {@code file} holds; null if it does not exist. */
     private static <T> Table<T> read(Path file, Codec<T> codec) throws IOException {
@@ -152,14 +172,16 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
         byte[] bytes = Files.readAllBytes(file);
         ByteArrayDataInput in = new ByteArrayDataInput().reset(bytes, 0, bytes.length);
         long first = in.readLong();
-        boolean perRow = first == FORMAT_2;
+        boolean perRow = first == FORMAT;
+        long generation = perRow ? in.readLong() : 0;
         long checkpoint = perRow ? in.readLong() : first;
         int count = in.readInt();
         List<Row<T>> rows = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
+            long rowGeneration = perRow ? in.readLong() : 0;
             long rowCheckpoint = perRow ? in.readLong() : checkpoint;
-            rows.add(new Row<>(rowCheckpoint, codec.decode(in)));
+            rows.add(new Row<>(rowGeneration, rowCheckpoint, codec.decode(in)));
         }
-        return new Table<>(checkpoint, rows);
+        return new Table<>(generation, checkpoint, rows);
     }
 }
