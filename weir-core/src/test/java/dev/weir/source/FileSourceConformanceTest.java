@@ -75,8 +75,12 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
                 .sink("out", sink);
         JobHandle job = pipeline.start();
         sink.awaitAtLeast(2);
-        Files.writeString(dir.resolve("_b.tmp"), "3\n4\nlast-without-newline");
+        Files.writeString(dir.resolve("_b.tmp"), "3\n4\nlast-with");
         Files.move(dir.resolve("_b.tmp"), dir.resolve("b.txt"));
+        sink.awaitAtLeast(4);
+        // The last line waits for its newline, and is then read whole.
+        Files.writeString(
+                dir.resolve("b.txt"), "out-newline-yet\n", java.nio.file.StandardOpenOption.APPEND);
         sink.awaitAtLeast(5);
         job.cancel();
         Assertions.assertThatThrownBy(job::await).isInstanceOf(CancellationException.class);
@@ -100,6 +104,11 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
         pipeline.source("files", Sources.filesWatching(in, Duration.ofMillis(10), 4))
                 .sink("out", dev.weir.api.sink.FileSink.<String>to(work.resolve("out")));
         return pipeline;
+    }
+
+    static long lastCheckpoint(JobHandle job) {
+        var stats = job.checkpointStats();
+        return stats.isEmpty() ? 0 : stats.get(stats.size() - 1).id();
     }
 
     static List<String> awaitCommitted(JobHandle job, Path out, int lines) throws Exception {
@@ -142,7 +151,16 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
         JobHandle second = watchingIntoFiles(in, work).start();
         awaitCommitted(second, work.resolve("out"), 350);
         Files.writeString(file, lines(351, 400), java.nio.file.StandardOpenOption.APPEND);
-        List<String> committed = awaitCommitted(second, work.resolve("out"), 400);
+        awaitCommitted(second, work.resolve("out"), 400);
+        // A line whose bytes come in two writes, with checkpoints (and so polls) between them.
+        Files.writeString(file, "40", java.nio.file.StandardOpenOption.APPEND);
+        long last = lastCheckpoint(second);
+        while (lastCheckpoint(second) < last + 3) {
+            assertThat(second.isDone()).isFalse();
+            Thread.onSpinWait();
+        }
+        Files.writeString(file, "1\n", java.nio.file.StandardOpenOption.APPEND);
+        List<String> committed = awaitCommitted(second, work.resolve("out"), 401);
         second.cancel();
         Assertions.assertThatThrownBy(second::await).isInstanceOf(CancellationException.class);
 
@@ -150,7 +168,7 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
         assertThat(committed).doesNotHaveDuplicates();
         assertThat(committed)
                 .containsExactlyInAnyOrderElementsOf(
-                        java.util.stream.IntStream.rangeClosed(1, 400)
+                        java.util.stream.IntStream.rangeClosed(1, 401)
                                 .mapToObj(Integer::toString)
                                 .toList());
     }

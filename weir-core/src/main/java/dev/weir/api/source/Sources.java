@@ -103,9 +103,11 @@ public final class Sources {
     /**
      * Like {@link #files(Path)}, but also reads files that appear later, and lines appended to a
      * file it has read (each once, also across restores: its checkpoint keeps how far each file was
-     * read), never ending. Append whole lines: a last line without a newline is read as it is, and
-     * what is later appended to it becomes a line of its own (with a warning). A file that shrinks
-     * below what was read (truncated or replaced) is not read again (a warning says so).
+     * read), never ending. A line is read once its newline has arrived, as {@code tail -f} would: a
+     * writer's block that ends mid-line does not split it, and a last line without a newline waits
+     * for one. A file that shrinks below what was read (truncated or replaced) is not read again (a
+     * warning says so); rotation by renaming is not recognised (a renamed file is a new name, read
+     * from its start): rotate by writing new files instead.
      *
      * @param directory the directory to watch
      * @param pollInterval how often to list the directory for new files

@@ -184,10 +184,12 @@ public final class FileSinkWriter<T> implements TransactionalWriter<T, Committab
                                 + finished
                                 + ": its pending file "
                                 + pending
-                                + " is gone and it was never committed; were files deleted"
-                                + " from "
+                                + " is gone, and so is the part file it becomes when committed:"
+                                + " files were deleted from "
                                 + dir
-                                + " by hand?");
+                                + " by hand, and that output is lost. Put them back, or to write"
+                                + " the input again start with CheckpointConfig resume \"none\""
+                                + " into an empty directory");
             }
             Files.move(pending, finished, StandardCopyOption.ATOMIC_MOVE);
             if (PowerCut.ON) {

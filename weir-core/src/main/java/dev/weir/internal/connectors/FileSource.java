@@ -32,9 +32,9 @@ import java.util.stream.Stream;
  * at the exact byte. Files whose name starts with '.' or '_' are ignored: write a file under such a
  * name and rename it when complete. Bounded mode ends when the files present at start are read;
  * watching mode lists the directory again every {@code pollMillis} and never ends, and also reads
- * what is appended to a file it has read (whole lines: a last line without a newline is read as it
- * is, and what is appended to it becomes a line of its own, with a warning). Its reader state keeps
- * how far each finished file was read, so a restore reads each appended line once.
+ * what is appended to a file it has read; there a line is read once its newline has arrived (a
+ * writer's block may end mid-line), so a last line without a newline waits for one. Its reader
+ * state keeps how far each finished file was read, so a restore reads each appended line once.
  */
 public final class FileSource implements Source<String> {
     private static final int CHUNK_BYTES = 64 * 1024;
@@ -97,8 +97,8 @@ public final class FileSource implements Source<String> {
          */
         private final java.util.Map<String, Long> finishedSizes = new java.util.HashMap<>();
 
-        /** Finished files whose last line had no newline (a warning if they grow). */
-        private final java.util.Set<String> endedMidLine = new java.util.HashSet<>();
+        /** Watching mode: finished files the last listing found longer, to read on from. */
+        private final TreeSet<String> grown = new TreeSet<>();
 
         private final TreeSet<String> known = new TreeSet<>();
 
@@ -157,9 +157,14 @@ public final class FileSource implements Source<String> {
                 int read = channel.read(chunk, position + partialLine.size());
                 if (read <= 0) {
                     if (partialLine.size() > 0) {
-                        emitLine(out);
-                        emitted++;
-                        endedMidLine.add(current);
+                        if (watch) {
+                            // Its newline may be on the way (a writer's next block): read it
+                            // whole once the file grows, from where it starts.
+                            partialLine.reset();
+                        } else {
+                            emitLine(out);
+                            emitted++;
+                        }
                     }
                     finishFile();
                     return ReadStatus.MORE_AVAILABLE;
@@ -204,6 +209,15 @@ public final class FileSource implements Source<String> {
             if (!listedOnce
                     || (watch && context.nanoTime() - lastListNanos >= pollMillis * 1_000_000)) {
                 list();
+                if (watch) {
+                    // Only against a fresh listing: sizes listed before a file was read further
+                    // would look like a truncation.
+                    for (java.util.Map.Entry<String, Long> finished : done.entrySet()) {
+                        if (grew(finished.getKey(), finished.getValue())) {
+                            grown.add(finished.getKey());
+                        }
+                    }
+                }
             }
             for (String name : known) {
                 Long readTo = done.get(name);
@@ -211,7 +225,7 @@ public final class FileSource implements Source<String> {
                     open(name, 0);
                     return true;
                 }
-                if (watch && grew(name, readTo)) {
+                if (grown.remove(name)) {
                     open(name, readTo);
                     return true;
                 }
@@ -236,19 +250,7 @@ public final class FileSource implements Source<String> {
                                 readTo);
                 return false;
             }
-            if (listed <= finished || listed <= readTo) {
-                return false;
-            }
-            if (endedMidLine.remove(name)) {
-                org.slf4j.LoggerFactory.getLogger(FileSource.class)
-                        .warn(
-                                "file {} grew after its last line, which had no newline, was"
-                                        + " read: that line was emitted as it was, and what was"
-                                        + " appended to it is read as a line of its own. Append"
-                                        + " whole lines, each ending with a newline",
-                                Path.of(directory).resolve(name));
-            }
-            return true;
+            return listed > finished && listed > readTo;
         }
 
         private void open(String name, long at) throws IOException {
@@ -343,7 +345,7 @@ public final class FileSource implements Source<String> {
                 int doneCount = in.readInt();
                 done.clear();
                 finishedSizes.clear();
-                endedMidLine.clear();
+                grown.clear();
                 List<String> names = new ArrayList<>(doneCount);
                 for (int i = 0; i < doneCount; i++) {
                     names.add(in.readUTF());
