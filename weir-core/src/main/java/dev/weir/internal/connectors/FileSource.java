@@ -284,8 +284,9 @@ public final class FileSource implements Source<String> {
 
         /**
          * Bytes not read yet: the rest of the file being read, plus the files of this split listed
-         * and not yet read (at the size they had when listed; a watching source lists again every
-         * {@code pollMillis}).
+         * and not yet read, plus what finished files grew by (at the sizes they had when listed; a
+         * watching source lists again every {@code pollMillis}; a bounded one does not read what
+         * finished files grew by, and a restore of its ended split warns about it).
          */
         @Override
         public long lag() {
@@ -304,7 +305,7 @@ public final class FileSource implements Source<String> {
                 Long readTo = done.get(name);
                 if (!name.equals(current)) {
                     long listed = listedSizes.getOrDefault(name, 0L);
-                    bytes += readTo == null ? listed : watch ? Math.max(0, listed - readTo) : 0;
+                    bytes += readTo == null ? listed : Math.max(0, listed - readTo);
                 }
             }
             return bytes;
