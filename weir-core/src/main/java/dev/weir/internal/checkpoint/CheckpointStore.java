@@ -313,14 +313,14 @@ public final class CheckpointStore implements CheckpointStorage {
         try (Stream<Path> entries = Files.list(directory)) {
             for (Path entry : (Iterable<Path>) entries::iterator) {
                 String name = entry.getFileName().toString();
-                long id = idAfter(name, PREFIX);
-                if (id < minId && idAfter(name, SAVEPOINT_REF_PREFIX) < minId) {
-                    continue;
-                }
-                if (id > 0 && Files.exists(entry.resolve(Manifest.FILE_NAME))) {
-                    candidates.put(id, entry);
-                } else if ((id = idAfter(name, SAVEPOINT_REF_PREFIX)) > 0) {
-                    candidates.put(id, entry);
+                long checkpoint = idAfter(name, PREFIX);
+                long ref = idAfter(name, SAVEPOINT_REF_PREFIX);
+                if (checkpoint > 0
+                        && checkpoint >= minId
+                        && Files.exists(entry.resolve(Manifest.FILE_NAME))) {
+                    candidates.put(checkpoint, entry);
+                } else if (ref > 0 && ref >= minId) {
+                    candidates.put(ref, entry);
                 }
             }
         } catch (java.nio.file.NoSuchFileException e) {

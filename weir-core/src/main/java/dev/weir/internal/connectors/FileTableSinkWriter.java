@@ -72,8 +72,8 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
         Path dir = Files.createDirectories(directory);
         this.file = dir.resolve(PREFIX + subtask + ".bin");
         long newest = 0;
-        for (Table<T> table : tables(dir, codec)) {
-            newest = Math.max(newest, table.generation());
+        for (Path table : tableFiles(dir)) {
+            newest = Math.max(newest, generationOf(table));
         }
         this.generation = newest + 1;
         this.codec = codec;
@@ -143,22 +143,43 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
 
     private static <T> List<Table<T>> tables(Path directory, Codec<T> codec) throws IOException {
         List<Table<T>> tables = new ArrayList<>();
-        if (!Files.isDirectory(directory)) {
-            return tables;
-        }
-        try (Stream<Path> files = Files.list(directory)) {
-            for (Path file :
-                    files.filter(p -> p.getFileName().toString().startsWith(PREFIX))
-                            .filter(p -> p.getFileName().toString().endsWith(".bin"))
-                            .sorted()
-                            .toList()) {
-                Table<T> table = read(file, codec);
-                if (table != null) {
-                    tables.add(table);
-                }
+        for (Path file : tableFiles(directory)) {
+            Table<T> table = read(file, codec);
+            if (table != null) {
+                tables.add(table);
             }
         }
         return tables;
+    }
+
+    /** The table files in {@code directory}, in name order; none if it does not exist. */
+    private static List<Path> tableFiles(Path directory) throws IOException {
+        if (!Files.isDirectory(directory)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.filter(p -> p.getFileName().toString().startsWith(PREFIX))
+                    .filter(p -> p.getFileName().toString().endsWith(".bin"))
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    /**
+     * The generation in the header of table file {@code file} (the largest of its rows'), without
+     * decoding its rows; 0 for a file in the format from before generations, or one that is gone.
+     */
+    private static long generationOf(Path file) throws IOException {
+        byte[] header = new byte[2 * Long.BYTES];
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            if (in.readNBytes(header, 0, header.length) < header.length) {
+                return 0;
+            }
+        } catch (java.nio.file.NoSuchFileException e) {
+            return 0;
+        }
+        java.nio.ByteBuffer fields = java.nio.ByteBuffer.wrap(header);
+        return fields.getLong() == FORMAT ? fields.getLong() : 0;
     }
 
     /** One table file: the checkpoint it reflects and its rows. */

@@ -67,6 +67,19 @@ public final class WriteAheadSinkWriter<T> implements TransactionalWriter<T, Bat
         return directory.resolve(sinkName + "-" + origin + ".sent");
     }
 
+    /** The origin whose progress file ({@link #progress}) is {@code fileName}, or -1. */
+    private int originOf(String fileName) {
+        String prefix = sinkName + "-";
+        if (!fileName.startsWith(prefix) || !fileName.endsWith(".sent")) {
+            return -1;
+        }
+        String number = fileName.substring(prefix.length(), fileName.length() - ".sent".length());
+        if (number.isEmpty() || !number.chars().allMatch(Character::isDigit)) {
+            return -1; // another sink's, whose name extends this one's
+        }
+        return Integer.parseInt(number);
+    }
+
     private long lastSent(int origin) throws IOException {
         Long known = lastSent.get(origin);
         if (known == null) {
@@ -116,20 +129,11 @@ public final class WriteAheadSinkWriter<T> implements TransactionalWriter<T, Bat
     @Override
     public void recoverOwned(List<Batch<T>> committed, int subtask, int parallelism)
             throws IOException {
-        String prefix = sinkName + "-";
         List<Integer> origins = new ArrayList<>();
         try (java.util.stream.Stream<Path> files = Files.list(directory)) {
             for (Path file : (Iterable<Path>) files::iterator) {
-                String name = file.getFileName().toString();
-                if (!name.startsWith(prefix) || !name.endsWith(".sent")) {
-                    continue;
-                }
-                String number = name.substring(prefix.length(), name.length() - ".sent".length());
-                if (number.isEmpty() || !number.chars().allMatch(Character::isDigit)) {
-                    continue; // another sink's, whose name extends this one's
-                }
-                int origin = Integer.parseInt(number);
-                if (origin % parallelism == subtask) {
+                int origin = originOf(file.getFileName().toString());
+                if (origin >= 0 && origin % parallelism == subtask) {
                     origins.add(origin);
                 }
             }

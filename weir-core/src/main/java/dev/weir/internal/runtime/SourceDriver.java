@@ -37,6 +37,9 @@ import java.util.Map;
  * <p>Single-threaded: only the source task calls it.
  */
 final class SourceDriver {
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(SourceDriver.class);
+
     private final Source<Object> source;
     private final List<String> splits;
     private final SourceContext context;
@@ -124,10 +127,7 @@ final class SourceDriver {
                 splitTimes.add(new SplitTime(state == null ? Long.MIN_VALUE : state.watermark()));
             }
             if (state != null && source.isReplayable()) {
-                if (state.readerState() != null) {
-                    reader.restoreState(state.readerState());
-                }
-                reader.seek(state.position());
+                moveTo(reader, state);
             }
         }
         if (time != null && !splitTimes.isEmpty()) {
@@ -149,10 +149,7 @@ final class SourceDriver {
         }
         long more;
         try (SourceReader<Object> reader = source.openReader(split, context)) {
-            if (state.readerState() != null) {
-                reader.restoreState(state.readerState());
-            }
-            reader.seek(state.position());
+            moveTo(reader, state);
             more = reader.lag();
         } catch (Exception | LinkageError e) {
             return; // cannot tell: the split is not read either way
@@ -172,8 +169,13 @@ final class SourceDriver {
         }
     }
 
-    private static final org.slf4j.Logger LOG =
-            org.slf4j.LoggerFactory.getLogger(SourceDriver.class);
+    /** Puts a replayable source's {@code reader} where {@code state} says its split was. */
+    private static void moveTo(SourceReader<Object> reader, SplitState state) throws Exception {
+        if (state.readerState() != null) {
+            reader.restoreState(state.readerState());
+        }
+        reader.seek(state.position());
+    }
 
     /** The periodic step of event time: generators' periodic watermarks and idleness. */
     private void periodic(long at) {
