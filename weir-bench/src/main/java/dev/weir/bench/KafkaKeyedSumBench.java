@@ -193,11 +193,63 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
                             consumer.latencyPercentile(50),
                             consumer.latencyPercentile(99)));
         }
+        if (!checkpoints.isEmpty()) {
+            line.append(checkpointFields(checkpoints));
+        }
         System.out.println(line);
         return 0;
     }
 
     // ---------------------------------------------------------------- Weir
+
+    /**
+     * Weir's checkpoints: count, duration p50/p99 (trigger to durable metadata), and p50/p99 over
+     * checkpoints of the slowest task's synchronous part (state copy, sink pre-commit) and
+     * asynchronous part (state serialised, written and synced), warm-up included.
+     */
+    static String checkpointFields(java.util.List<dev.weir.api.checkpoint.CheckpointStats> all) {
+        long[] durations =
+                all.stream()
+                        .mapToLong(dev.weir.api.checkpoint.CheckpointStats::durationMillis)
+                        .sorted()
+                        .toArray();
+        long[] sync =
+                all.stream()
+                        .mapToLong(
+                                c ->
+                                        c.tasks().stream()
+                                                .mapToLong(t -> t.syncNanos())
+                                                .max()
+                                                .orElse(0))
+                        .sorted()
+                        .toArray();
+        long[] async =
+                all.stream()
+                        .mapToLong(
+                                c ->
+                                        c.tasks().stream()
+                                                .mapToLong(t -> t.asyncNanos())
+                                                .max()
+                                                .orElse(0))
+                        .sorted()
+                        .toArray();
+        return String.format(
+                Locale.ROOT,
+                " checkpoints=%d ckpt_p50_ms=%d ckpt_p99_ms=%d sync_p50_ms=%.1f sync_p99_ms=%.1f"
+                        + " async_p50_ms=%.1f async_p99_ms=%.1f",
+                durations.length,
+                at(durations, 50),
+                at(durations, 99),
+                at(sync, 50) / 1e6,
+                at(sync, 99) / 1e6,
+                at(async, 50) / 1e6,
+                at(async, 99) / 1e6);
+    }
+
+    private static long at(long[] sorted, int percent) {
+        return sorted[
+                Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * percent / 100.0) - 1)];
+    }
 
     /** An input record: its key, its number and its timestamp. */
     record Num(long key, long value, long timestamp) {}
@@ -205,13 +257,25 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
     /** An output record. */
     record Sum(long key, long sum, long timestamp) {}
 
+    /** Weir's completed checkpoints of this run. */
+    private final java.util.List<dev.weir.api.checkpoint.CheckpointStats> checkpoints =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private AutoCloseable startWeir(Path dir) {
         Pipeline pipeline =
                 Pipeline.create("kafka-keyed-sum")
                         .parallelism(p)
                         .checkpointing(
                                 CheckpointConfig.exactlyOnce(
-                                        Duration.ofMillis(intervalMs), dir.resolve("chk")));
+                                        Duration.ofMillis(intervalMs), dir.resolve("chk")))
+                        .listener(
+                                new dev.weir.api.JobListener() {
+                                    @Override
+                                    public void onCheckpointComplete(
+                                            dev.weir.api.checkpoint.CheckpointStats stats) {
+                                        checkpoints.add(stats);
+                                    }
+                                });
         KafkaSource<Num> source =
                 KafkaSource.<Num>topics(
                                 bootstrap,

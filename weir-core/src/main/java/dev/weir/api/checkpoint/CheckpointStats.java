@@ -30,7 +30,8 @@ public record CheckpointStats(
      * @param task the task's name ({@code vertex#subtask})
      * @param alignmentNanos time from its first to its last barrier
      * @param syncNanos time the task spent copying state (its processing paused)
-     * @param asyncNanos time another thread spent writing and syncing its file
+     * @param asyncNanos time another thread spent serialising its state, then writing and syncing
+     *     its file
      * @param bytes size of its state file
      */
     public record TaskStats(

@@ -313,6 +313,7 @@ final class CheckpointCoordinator {
         io.execute(
                 () -> {
                     byte[] bytes;
+                    long start = System.nanoTime();
                     try {
                         bytes = StateFiles.serialize(snapshot);
                     } catch (RuntimeException | Error e) {
@@ -321,7 +322,8 @@ final class CheckpointCoordinator {
                         failOnError(e);
                         return;
                     }
-                    writeAndAcknowledge(id, task, snapshot, bytes, alignmentNanos, syncNanos);
+                    writeAndAcknowledge(
+                            id, task, snapshot, bytes, alignmentNanos, syncNanos, start);
                 });
     }
 
@@ -345,6 +347,7 @@ final class CheckpointCoordinator {
         io.execute(
                 () -> {
                     byte[] bytes;
+                    long start = System.nanoTime();
                     try {
                         bytes =
                                 finalBytes.computeIfAbsent(
@@ -358,7 +361,7 @@ final class CheckpointCoordinator {
                         failOnError(e);
                         return;
                     }
-                    writeAndAcknowledge(id, task, task.finalSnapshot(), bytes, 0, 0);
+                    writeAndAcknowledge(id, task, task.finalSnapshot(), bytes, 0, 0, start);
                 });
     }
 
@@ -369,14 +372,15 @@ final class CheckpointCoordinator {
         }
     }
 
-    /** Runs on the I/O thread. */
+    /** Runs on the I/O thread; {@code asyncStart} is when it began serialising the snapshot. */
     private void writeAndAcknowledge(
             long id,
             Task task,
             TaskSnapshot snapshot,
             byte[] bytes,
             long alignmentNanos,
-            long syncNanos) {
+            long syncNanos,
+            long asyncStart) {
         Path directory;
         synchronized (this) {
             Pending checkpoint = pending.get(id);
@@ -385,7 +389,6 @@ final class CheckpointCoordinator {
             }
             directory = checkpoint.directory;
         }
-        long start = System.nanoTime();
         Manifest.FileEntry file;
         try {
             file = store.writeTaskState(directory, task.name(), bytes);
@@ -398,7 +401,7 @@ final class CheckpointCoordinator {
                         task.name(),
                         alignmentNanos,
                         syncNanos,
-                        System.nanoTime() - start,
+                        System.nanoTime() - asyncStart,
                         bytes.length);
         Pending complete = null;
         synchronized (this) {

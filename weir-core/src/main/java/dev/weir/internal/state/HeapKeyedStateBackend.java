@@ -799,26 +799,50 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             out.writeInt(keys.length);
             int lengthAt = out.size();
             out.writeInt(0); // the entries' length in bytes, patched below: readers skip them
+            // Two passes. The first encodes each key and its values in the order of the key
+            // indices, which is close to the order the collector laid their objects out in; the
+            // second writes the encoded entries in key-group order, copying from one compact
+            // buffer. Walking the objects in key-group order instead made a dereference per key
+            // and value a cache miss: most of a large state's checkpoint time.
+            int n = keys.length;
             Codec<Object> keyCodec = Codecs.auto();
             ByteArrayDataOutput scratch = new ByteArrayDataOutput(64);
-            int written = 0;
-            for (int i : orderByKeyGroup()) {
-                if ((++written & 0xFFFF) == 0 && Thread.currentThread().isInterrupted()) {
+            ByteArrayDataOutput encoded =
+                    new ByteArrayDataOutput(Math.max(64, n * (13 + 12 * width)));
+            int[] ends = new int[n];
+            // A ValueState of Codecs.LONG is written here directly (its length, then the long, as
+            // its codec writes it): no scratch buffer and copy for the common running count or sum.
+            boolean[] longValue = new boolean[width];
+            for (int s = 0; s < width; s++) {
+                Declaration d = declarations.get(s);
+                longValue[s] = d.kind() == Kind.VALUE && d.codec() == Codecs.LONG;
+            }
+            for (int i = 0; i < n; i++) {
+                if ((i & 0xFFFF) == 0xFFFF && Thread.currentThread().isInterrupted()) {
                     throw new java.io.InterruptedIOException("snapshot abandoned");
                 }
-                out.writeInt(groups[i]);
-                keyCodec.encode(keys[i], out);
+                keyCodec.encode(keys[i], encoded);
                 for (int s = 0; s < width; s++) {
                     Object value = columns[s][i];
                     if (value == null) {
-                        out.writeInt(-1);
+                        encoded.writeInt(-1);
+                    } else if (longValue[s] && value instanceof Long number) {
+                        encoded.writeInt(Long.BYTES);
+                        encoded.writeLong(number);
                     } else {
                         scratch.reset();
                         StateValues.encode(declarations.get(s), value, scratch);
-                        out.writeInt(scratch.size());
-                        out.write(scratch.buffer(), 0, scratch.size());
+                        encoded.writeInt(scratch.size());
+                        encoded.write(scratch.buffer(), 0, scratch.size());
                     }
                 }
+                ends[i] = encoded.size();
+            }
+            byte[] bytes = encoded.buffer();
+            for (int i : orderByKeyGroup()) {
+                int from = i == 0 ? 0 : ends[i - 1];
+                out.writeInt(groups[i]);
+                out.write(bytes, from, ends[i] - from);
             }
             int length = out.size() - lengthAt - 4;
             byte[] buffer = out.buffer();

@@ -1,0 +1,122 @@
+package dev.weir.internal.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.api.codec.Codec;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.state.KeyGroups;
+import dev.weir.api.state.MapState;
+import dev.weir.api.state.ValueState;
+import dev.weir.internal.io.ByteArrayDataOutput;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bytes of a heap snapshot's keyed section, written out by hand from the format: each key's
+ * group, its key by {@link Codecs#auto()}, then per state its length and bytes (-1 if absent),
+ * entries in key-group order and, within a group, in the order keys first appeared. The snapshot
+ * writes a {@link Codecs#LONG} value state on a path of its own and encodes entries in key order
+ * before writing them in key-group order; either going wrong changes these bytes, and checkpoints
+ * written before would no longer restore.
+ */
+class KeyedStateFormatTest {
+    static final int GROUPS = 128;
+
+    record Entry(int index, Object key, Long count, String name, Long mapped) {}
+
+    @Test
+    void snapshotBytesFollowTheFormat() throws IOException {
+        HeapKeyedStateBackend backend = new HeapKeyedStateBackend(GROUPS);
+        ValueState<Long> count = backend.valueState("count", Codecs.LONG);
+        ValueState<String> name = backend.valueState("name", Codecs.STRING);
+        MapState<Long, Long> map = backend.mapState("map", Codecs.LONG, Codecs.LONG);
+        Random random = new Random(42);
+        List<Entry> entries = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            // Long keys mostly, some strings: the key codec is auto() for every key type.
+            Object key = i % 11 == 0 ? "key-" + i : (Object) (random.nextLong() % 100_000);
+            if (entries.stream().anyMatch(e -> e.key().equals(key))) {
+                continue;
+            }
+            backend.setCurrentKey(key);
+            Long c = i % 5 == 0 ? null : random.nextLong();
+            String n = i % 3 == 0 ? "n" + i : null;
+            Long m = i % 7 == 0 ? (long) i : null;
+            if (c == null && n == null && m == null) {
+                c = 0L; // a key is held once a state of it was written
+            }
+            if (c != null) {
+                count.update(c);
+            }
+            if (n != null) {
+                name.update(n);
+            }
+            if (m != null) {
+                map.put(1L, m);
+            }
+            entries.add(new Entry(entries.size(), key, c, n, m));
+        }
+        // A value written and then cleared is absent, whatever path held it.
+        backend.setCurrentKey(entries.get(1).key());
+        count.clear();
+        Entry cleared = entries.get(1);
+        entries.set(1, new Entry(1, cleared.key(), null, cleared.name(), cleared.mapped()));
+
+        ByteArrayDataOutput actual = new ByteArrayDataOutput(1024);
+        backend.copy().writeTo(actual);
+
+        ByteArrayDataOutput expected = new ByteArrayDataOutput(1024);
+        expected.writeInt(3);
+        for (String[] d :
+                new String[][] {
+                    {"count", "0", Codecs.LONG.id(), ""},
+                    {"name", "0", Codecs.STRING.id(), ""},
+                    {"map", "1", Codecs.LONG.id(), Codecs.LONG.id()}
+                }) {
+            expected.writeUTF(d[0]);
+            expected.writeByte(Integer.parseInt(d[1]));
+            expected.writeUTF(d[2]);
+            expected.writeUTF(d[3]);
+        }
+        expected.writeInt(entries.size());
+        ByteArrayDataOutput body = new ByteArrayDataOutput(1024);
+        List<Entry> ordered = new ArrayList<>(entries);
+        ordered.sort(
+                Comparator.comparingInt((Entry e) -> KeyGroups.keyGroupOf(e.key(), GROUPS))
+                        .thenComparingInt(Entry::index));
+        for (Entry e : ordered) {
+            body.writeInt(KeyGroups.keyGroupOf(e.key(), GROUPS));
+            Codecs.auto().encode(e.key(), body);
+            writeValue(body, Codecs.LONG, e.count());
+            writeValue(body, Codecs.STRING, e.name());
+            if (e.mapped() == null) {
+                body.writeInt(-1);
+            } else {
+                body.writeInt(4 + 8 + 8);
+                body.writeInt(1);
+                body.writeLong(1L);
+                body.writeLong(e.mapped());
+            }
+        }
+        expected.writeInt(body.size());
+        expected.write(body.buffer(), 0, body.size());
+
+        assertThat(actual.toByteArray()).isEqualTo(expected.toByteArray());
+    }
+
+    private static <T> void writeValue(ByteArrayDataOutput out, Codec<T> codec, T value)
+            throws IOException {
+        if (value == null) {
+            out.writeInt(-1);
+            return;
+        }
+        ByteArrayDataOutput bytes = new ByteArrayDataOutput(16);
+        codec.encode(value, bytes);
+        out.writeInt(bytes.size());
+        out.write(bytes.buffer(), 0, bytes.size());
+    }
+}
