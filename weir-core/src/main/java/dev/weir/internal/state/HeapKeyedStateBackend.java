@@ -807,8 +807,11 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             int n = keys.length;
             Codec<Object> keyCodec = Codecs.auto();
             ByteArrayDataOutput scratch = new ByteArrayDataOutput(64);
+            // Sized for Long keys and Long values; it grows for anything larger. The price of
+            // the two passes: this buffer, as large as the entries, while the snapshot is written.
             ByteArrayDataOutput encoded =
-                    new ByteArrayDataOutput(Math.max(64, n * (13 + 12 * width)));
+                    new ByteArrayDataOutput(
+                            (int) Math.min(1 << 26, Math.max(64, (long) n * (13 + 12 * width))));
             int[] ends = new int[n];
             // A ValueState of Codecs.LONG is written here directly (its length, then the long, as
             // its codec writes it): no scratch buffer and copy for the common running count or sum.
