@@ -214,41 +214,22 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
                         .sorted()
                         .toArray();
         long[] sync =
-                all.stream()
-                        .mapToLong(
-                                c ->
-                                        c.tasks().stream()
-                                                .mapToLong(t -> t.syncNanos())
-                                                .max()
-                                                .orElse(0))
-                        .sorted()
-                        .toArray();
+                KeyedSumBench.slowestTask(
+                        all, dev.weir.api.checkpoint.CheckpointStats.TaskStats::syncNanos);
         long[] async =
-                all.stream()
-                        .mapToLong(
-                                c ->
-                                        c.tasks().stream()
-                                                .mapToLong(t -> t.asyncNanos())
-                                                .max()
-                                                .orElse(0))
-                        .sorted()
-                        .toArray();
+                KeyedSumBench.slowestTask(
+                        all, dev.weir.api.checkpoint.CheckpointStats.TaskStats::asyncNanos);
         return String.format(
                 Locale.ROOT,
                 " checkpoints=%d ckpt_p50_ms=%d ckpt_p99_ms=%d sync_p50_ms=%.1f sync_p99_ms=%.1f"
                         + " async_p50_ms=%.1f async_p99_ms=%.1f",
                 durations.length,
-                at(durations, 50),
-                at(durations, 99),
-                at(sync, 50) / 1e6,
-                at(sync, 99) / 1e6,
-                at(async, 50) / 1e6,
-                at(async, 99) / 1e6);
-    }
-
-    private static long at(long[] sorted, int percent) {
-        return sorted[
-                Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * percent / 100.0) - 1)];
+                KeyedSumBench.percentile(durations, 50),
+                KeyedSumBench.percentile(durations, 99),
+                KeyedSumBench.percentile(sync, 50) / 1e6,
+                KeyedSumBench.percentile(sync, 99) / 1e6,
+                KeyedSumBench.percentile(async, 50) / 1e6,
+                KeyedSumBench.percentile(async, 99) / 1e6);
     }
 
     /** An input record: its key, its number and its timestamp. */

@@ -194,16 +194,7 @@ public final class KeyedSumBench implements Callable<Integer> {
                             .mapToLong(CheckpointStats::durationMillis)
                             .sorted()
                             .toArray();
-            long[] sync =
-                    checkpoints.stream()
-                            .mapToLong(
-                                    c ->
-                                            c.tasks().stream()
-                                                    .mapToLong(t -> t.syncNanos())
-                                                    .max()
-                                                    .orElse(0))
-                            .sorted()
-                            .toArray();
+            long[] sync = slowestTask(checkpoints, CheckpointStats.TaskStats::syncNanos);
             long size =
                     checkpoints.isEmpty() ? 0 : checkpoints.get(checkpoints.size() - 1).sizeBytes();
             line.append(
@@ -319,6 +310,16 @@ public final class KeyedSumBench implements Callable<Integer> {
         } else if (value == failRecord && FAILED_AT_NANOS.compareAndSet(0, System.nanoTime())) {
             throw new IllegalStateException("injected failure at record " + value);
         }
+    }
+
+    /** Per checkpoint, the slowest task's {@code part}; sorted. */
+    static long[] slowestTask(
+            List<CheckpointStats> checkpoints,
+            java.util.function.ToLongFunction<CheckpointStats.TaskStats> part) {
+        return checkpoints.stream()
+                .mapToLong(c -> c.tasks().stream().mapToLong(part).max().orElse(0))
+                .sorted()
+                .toArray();
     }
 
     static long percentile(long[] sorted, int percent) {
