@@ -808,7 +808,8 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             Codec<Object> keyCodec = Codecs.auto();
             ByteArrayDataOutput scratch = new ByteArrayDataOutput(64);
             // Sized for Long keys and Long values; it grows for anything larger. The price of
-            // the two passes: this buffer, as large as the entries, while the snapshot is written.
+            // the two passes: this buffer, as large as the entries, beside the output while the
+            // snapshot is written (the encoded section is in memory about twice at the peak).
             ByteArrayDataOutput encoded =
                     new ByteArrayDataOutput(
                             (int) Math.min(1 << 26, Math.max(64, (long) n * (13 + 12 * width))));
@@ -840,6 +841,9 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                     }
                 }
                 ends[i] = encoded.size();
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new java.io.InterruptedIOException("snapshot abandoned");
             }
             byte[] bytes = encoded.buffer();
             for (int i : orderByKeyGroup()) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.weir.api.codec.Codec;
 import dev.weir.api.codec.Codecs;
 import dev.weir.api.state.KeyGroups;
+import dev.weir.api.state.ListState;
 import dev.weir.api.state.MapState;
 import dev.weir.api.state.ValueState;
 import dev.weir.internal.io.ByteArrayDataOutput;
@@ -21,12 +22,13 @@ import org.junit.jupiter.api.Test;
  * entries in key-group order and, within a group, in the order keys first appeared. The snapshot
  * writes a {@link Codecs#LONG} value state on a path of its own and encodes entries in key order
  * before writing them in key-group order; either going wrong changes these bytes, and checkpoints
- * written before would no longer restore.
+ * written before would no longer restore. Some values are long enough that the encoded entries
+ * outgrow their first buffer; the bytes then restore every value.
  */
 class KeyedStateFormatTest {
     static final int GROUPS = 128;
 
-    record Entry(int index, Object key, Long count, String name, Long mapped) {}
+    record Entry(int index, Object key, Long count, String name, Long mapped, List<Long> listed) {}
 
     @Test
     void snapshotBytesFollowTheFormat() throws IOException {
@@ -34,6 +36,7 @@ class KeyedStateFormatTest {
         ValueState<Long> count = backend.valueState("count", Codecs.LONG);
         ValueState<String> name = backend.valueState("name", Codecs.STRING);
         MapState<Long, Long> map = backend.mapState("map", Codecs.LONG, Codecs.LONG);
+        ListState<Long> list = backend.listState("list", Codecs.LONG);
         Random random = new Random(42);
         List<Entry> entries = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
@@ -44,9 +47,11 @@ class KeyedStateFormatTest {
             }
             backend.setCurrentKey(key);
             Long c = i % 5 == 0 ? null : random.nextLong();
-            String n = i % 3 == 0 ? "n" + i : null;
+            // Some names long enough that the encoded entries outgrow their first buffer.
+            String n = i % 3 == 0 ? "n".repeat(i % 13 == 0 ? 5_000 : 1) + i : null;
             Long m = i % 7 == 0 ? (long) i : null;
-            if (c == null && n == null && m == null) {
+            List<Long> l = i % 4 == 0 ? List.of((long) i, -1L, (long) i * i) : null;
+            if (c == null && n == null && m == null && l == null) {
                 c = 0L; // a key is held once a state of it was written
             }
             if (c != null) {
@@ -58,24 +63,38 @@ class KeyedStateFormatTest {
             if (m != null) {
                 map.put(1L, m);
             }
-            entries.add(new Entry(entries.size(), key, c, n, m));
+            if (l != null) {
+                for (Long element : l) {
+                    list.add(element);
+                }
+            }
+            entries.add(new Entry(entries.size(), key, c, n, m, l));
         }
         // A value written and then cleared is absent, whatever path held it.
         backend.setCurrentKey(entries.get(1).key());
         count.clear();
         Entry cleared = entries.get(1);
-        entries.set(1, new Entry(1, cleared.key(), null, cleared.name(), cleared.mapped()));
+        entries.set(
+                1,
+                new Entry(
+                        1,
+                        cleared.key(),
+                        null,
+                        cleared.name(),
+                        cleared.mapped(),
+                        cleared.listed()));
 
         ByteArrayDataOutput actual = new ByteArrayDataOutput(1024);
         backend.copy().writeTo(actual);
 
         ByteArrayDataOutput expected = new ByteArrayDataOutput(1024);
-        expected.writeInt(3);
+        expected.writeInt(4);
         for (String[] d :
                 new String[][] {
                     {"count", "0", Codecs.LONG.id(), ""},
                     {"name", "0", Codecs.STRING.id(), ""},
-                    {"map", "1", Codecs.LONG.id(), Codecs.LONG.id()}
+                    {"map", "1", Codecs.LONG.id(), Codecs.LONG.id()},
+                    {"list", "2", Codecs.LONG.id(), ""}
                 }) {
             expected.writeUTF(d[0]);
             expected.writeByte(Integer.parseInt(d[1]));
@@ -101,11 +120,32 @@ class KeyedStateFormatTest {
                 body.writeLong(1L);
                 body.writeLong(e.mapped());
             }
+            if (e.listed() == null) {
+                body.writeInt(-1);
+            } else {
+                body.writeInt(4 + 8 * e.listed().size());
+                body.writeInt(e.listed().size());
+                for (long element : e.listed()) {
+                    body.writeLong(element);
+                }
+            }
         }
         expected.writeInt(body.size());
         expected.write(body.buffer(), 0, body.size());
 
         assertThat(actual.toByteArray()).isEqualTo(expected.toByteArray());
+        // And back: a restore from these bytes gives every value again.
+        HeapKeyedStateBackend restored = new HeapKeyedStateBackend(GROUPS);
+        restored.restore(KeyedStateProperties.roundTrip(backend.copy()), 0, GROUPS - 1);
+        ValueState<Long> count2 = restored.valueState("count", Codecs.LONG);
+        ValueState<String> name2 = restored.valueState("name", Codecs.STRING);
+        ListState<Long> list2 = restored.listState("list", Codecs.LONG);
+        for (Entry e : entries) {
+            restored.setCurrentKey(e.key());
+            assertThat(count2.value()).isEqualTo(e.count());
+            assertThat(name2.value()).isEqualTo(e.name());
+            assertThat(list2.get()).isEqualTo(e.listed() == null ? List.of() : e.listed());
+        }
     }
 
     private static <T> void writeValue(ByteArrayDataOutput out, Codec<T> codec, T value)
