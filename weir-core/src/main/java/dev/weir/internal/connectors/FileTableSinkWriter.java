@@ -183,7 +183,7 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
     }
 
     /** One table file: the checkpoint it reflects and its rows. */
-    private record Table<T>(long generation, long checkpointId, List<Row<T>> rows) {}
+    private record Table<T>(long checkpointId, List<Row<T>> rows) {}
 
     /** What {@code file} holds; null if it does not exist. */
     private static <T> Table<T> read(Path file, Codec<T> codec) throws IOException {
@@ -194,7 +194,9 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
         ByteArrayDataInput in = new ByteArrayDataInput().reset(bytes, 0, bytes.length);
         long first = in.readLong();
         boolean perRow = first == FORMAT;
-        long generation = perRow ? in.readLong() : 0;
+        if (perRow) {
+            in.readLong(); // the writer's generation: what generationOf reads, without the rows
+        }
         long checkpoint = perRow ? in.readLong() : first;
         int count = in.readInt();
         List<Row<T>> rows = new ArrayList<>(count);
@@ -203,6 +205,6 @@ public final class FileTableSinkWriter<T, K> implements UpsertWriter<T> {
             long rowCheckpoint = perRow ? in.readLong() : checkpoint;
             rows.add(new Row<>(rowGeneration, rowCheckpoint, codec.decode(in)));
         }
-        return new Table<>(generation, checkpoint, rows);
+        return new Table<>(checkpoint, rows);
     }
 }
