@@ -18,14 +18,21 @@ import java.util.Map;
  * each run consumes all of them. Latency row: each run gets a fresh input topic that its own JVM
  * produces into at a fixed rate, and measures produce → read_committed consumption.
  *
- * <p>Lines: {@code compare job=kafka-keyed-sum mode=eo K=… weir=… flink=… kstreams=… ratio=…
- * kstreams_ratio=…} (records/s medians; {@code ratio} is Weir/Flink as in the other rows, {@code
- * kstreams_ratio} Weir/Kafka Streams), and {@code compare job=kafka-latency mode=eo K=… rate=…
- * weir_p50_ms=… weir_p99_ms=… flink_p50_ms=… flink_p99_ms=… kstreams_p50_ms=… kstreams_p99_ms=…
- * unit=ms} (medians over the runs of each percentile).
+ * <p>Lines: {@code compare job=kafka-keyed-sum mode=eo K=… weir=… flink=… kstreams=… clients=…
+ * ratio=… kstreams_ratio=… clients_ratio=…} (records/s medians; {@code ratio} is Weir/Flink as in
+ * the other rows, {@code kstreams_ratio} Weir/Kafka Streams, {@code clients_ratio} bare
+ * clients/Flink: the highest ratio to Flink any engine could reach here), and {@code compare
+ * job=kafka-latency mode=eo K=… rate=… weir_p50_ms=… weir_p99_ms=… flink_p50_ms=… flink_p99_ms=…
+ * kstreams_p50_ms=… kstreams_p99_ms=… clients_p50_ms=… clients_p99_ms=… unit=ms} (medians over the
+ * runs of each percentile).
  */
 final class KafkaCompare implements AutoCloseable {
-    static final List<String> ENGINES = List.of("weir", "flink", "kstreams");
+    /**
+     * The engines, and {@code clients}: the job's least work on bare Kafka clients, with no durable
+     * state (not exactly-once), run beside them as the ceiling the broker sets on the machine.
+     */
+    static final List<String> ENGINES = List.of("weir", "flink", "kstreams", "clients");
+
     static final int PARTITIONS = 4;
 
     private final int runs;
@@ -139,12 +146,13 @@ final class KafkaCompare implements AutoCloseable {
         double weir = CompareBench.median(results[0]);
         double flink = CompareBench.median(results[1]);
         double kstreams = CompareBench.median(results[2]);
+        double clients = CompareBench.median(results[3]);
         table.append(
                 String.format(
                         Locale.ROOT,
                         "| %d | %s | kafka-keyed-sum, N=%d, Kafka→Kafka | eo | %d | %,.0f rec/s |"
                                 + " %,.0f rec/s | %.2f | (Kafka Streams %,.0f rec/s, Weir/KStreams"
-                                + " %.2f) |%n",
+                                + " %.2f; bare clients %,.0f rec/s, clients/Flink %.2f) |%n",
                         number,
                         profile,
                         n,
@@ -153,18 +161,23 @@ final class KafkaCompare implements AutoCloseable {
                         flink,
                         weir / flink,
                         kstreams,
-                        weir / kstreams));
+                        weir / kstreams,
+                        clients,
+                        clients / flink));
         summary.add(
                 String.format(
                         Locale.ROOT,
                         "compare job=kafka-keyed-sum mode=eo K=%d weir=%.0f flink=%.0f kstreams=%.0f"
-                                + " ratio=%.2f kstreams_ratio=%.2f jvm=%s",
+                                + " clients=%.0f ratio=%.2f kstreams_ratio=%.2f clients_ratio=%.2f"
+                                + " jvm=%s",
                         k,
                         weir,
                         flink,
                         kstreams,
+                        clients,
                         weir / flink,
                         weir / kstreams,
+                        clients / flink,
                         profile));
         System.out.println(summary.get(summary.size() - 1));
     }

@@ -63,15 +63,24 @@ import picocli.CommandLine.Option;
  * from that stamp to its output record's arrival (records of the first {@code --warmup-ms} do not
  * count).
  *
- * <p>Prints one line: {@code engine=<weir|kstreams|flink> job=kafka-keyed-sum mode=eo N=… K=… P=…
- * seconds=… records_per_s=… startup_ms=… [latency_p50_ms=… latency_p99_ms=…]}.
+ * <p>{@code --engine clients} is no engine: the same job on bare Kafka clients, without durable
+ * state, as the ceiling that the broker and clients set on the machine.
+ *
+ * <p>Prints one line: {@code engine=<weir|kstreams|flink|clients> job=kafka-keyed-sum
+ * mode=<eo|none> N=… K=… P=… seconds=… records_per_s=… startup_ms=… [latency_p50_ms=…
+ * latency_p99_ms=…]}.
  */
 @Command(
         name = "kafka-keyed-sum",
         description =
                 "The keyed running sum Kafka to Kafka, exactly-once, on Weir, Kafka Streams or Flink.")
 public final class KafkaKeyedSumBench implements Callable<Integer> {
-    @Option(names = "--engine", required = true, description = "weir, kstreams or flink.")
+    @Option(
+            names = "--engine",
+            required = true,
+            description =
+                    "weir, kstreams or flink; or clients: the job's least work on bare Kafka"
+                            + " clients, no engine and no durable state (the broker's ceiling).")
     String engine;
 
     @Option(names = "--bootstrap", required = true, description = "Kafka bootstrap servers.")
@@ -149,9 +158,12 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
                     case "weir" -> startWeir(dir);
                     case "kstreams" -> startKafkaStreams(dir);
                     case "flink" -> startFlink(dir);
+                    case "clients" -> startClients();
                     default ->
                             throw new IllegalArgumentException(
-                                    "unknown --engine " + engine + "; use weir, kstreams or flink");
+                                    "unknown --engine "
+                                            + engine
+                                            + "; use weir, kstreams, flink or clients");
                 };
         long runningAt = System.nanoTime();
         long measureFrom = System.currentTimeMillis() + (rate > 0 ? warmupMs : 0);
@@ -175,9 +187,10 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
                 new StringBuilder(
                         String.format(
                                 Locale.ROOT,
-                                "engine=%s job=kafka-keyed-sum mode=eo N=%d K=%d P=%d seconds=%.3f"
-                                        + " records_per_s=%.0f startup_ms=%d",
+                                "engine=%s job=kafka-keyed-sum mode=%s N=%d K=%d P=%d"
+                                        + " seconds=%.3f records_per_s=%.0f startup_ms=%d",
                                 engine,
+                                engine.equals("clients") ? "none" : "eo",
                                 n,
                                 k,
                                 p,
@@ -365,6 +378,109 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
             context.forward(
                     record.withValue(
                             KafkaBenchSupport.outputValue(record.key(), next, record.timestamp())));
+        }
+    }
+
+    // ---------------------------------------------------------------- bare clients
+
+    /**
+     * Not an engine: the least work any engine must do for this job, on the Kafka clients alone. P
+     * threads, each with a {@code read_committed} consumer assigned its share of the partitions, a
+     * running sum per key in a map, and a transactional producer (Weir's sink's batching) whose
+     * transaction is committed every interval. Nothing is made durable but the output, so a crash
+     * would lose or repeat records: the figure is the ceiling the broker and clients set on this
+     * machine, against which the engines' figures are read.
+     */
+    private AutoCloseable startClients() {
+        java.util.concurrent.atomic.AtomicBoolean stop =
+                new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.List<Thread> threads = new java.util.ArrayList<>();
+        java.util.concurrent.ConcurrentLinkedQueue<Throwable> failures =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+        for (int t = 0; t < p; t++) {
+            int thread = t;
+            Thread worker =
+                    new Thread(
+                            () -> {
+                                try {
+                                    runClients(thread, stop);
+                                } catch (Throwable e) {
+                                    failures.add(e);
+                                }
+                            },
+                            "clients-" + t);
+            worker.start();
+            threads.add(worker);
+        }
+        return () -> {
+            if (rate > 0) {
+                stop.set(true);
+            }
+            for (Thread worker : threads) {
+                worker.join();
+            }
+            if (!failures.isEmpty()) {
+                throw new IllegalStateException("a clients thread failed", failures.peek());
+            }
+        };
+    }
+
+    private void runClients(int thread, java.util.concurrent.atomic.AtomicBoolean stop) {
+        java.util.List<org.apache.kafka.common.TopicPartition> mine = new java.util.ArrayList<>();
+        for (int partition = thread; partition < partitions; partition += p) {
+            mine.add(new org.apache.kafka.common.TopicPartition(input, partition));
+        }
+        Properties consumerProps = new Properties();
+        consumerProps.put("bootstrap.servers", bootstrap);
+        consumerProps.put("isolation.level", "read_committed");
+        consumerProps.put("enable.auto.commit", "false");
+        consumerProps.put("auto.offset.reset", "earliest");
+        consumerProps.put("max.poll.records", "2000");
+        Properties producerProps = new Properties();
+        producerProps.put("bootstrap.servers", bootstrap);
+        producerProps.put("transactional.id", "clients-bench-" + output + "-" + thread);
+        producerProps.put("batch.size", "1048576");
+        producerProps.put("linger.ms", "20");
+        var bytes = new org.apache.kafka.common.serialization.ByteArraySerializer();
+        var unbytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer();
+        try (var consumer =
+                        new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                                consumerProps, unbytes, unbytes);
+                var producer =
+                        new org.apache.kafka.clients.producer.KafkaProducer<>(
+                                producerProps, bytes, bytes)) {
+            consumer.assign(mine);
+            consumer.seekToBeginning(mine);
+            java.util.Map<org.apache.kafka.common.TopicPartition, Long> end =
+                    rate == 0 ? consumer.endOffsets(mine) : java.util.Map.of();
+            java.util.HashMap<Long, Long> sums = new java.util.HashMap<>();
+            producer.initTransactions();
+            producer.beginTransaction();
+            long committedAt = System.nanoTime();
+            while (!stop.get()) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(20))) {
+                    long key = KafkaBenchSupport.longOf(record.key());
+                    long next =
+                            sums.merge(key, KafkaBenchSupport.longOf(record.value()), Long::sum);
+                    producer.send(
+                            new ProducerRecord<>(
+                                    output,
+                                    record.key(),
+                                    KafkaBenchSupport.outputValue(key, next, record.timestamp())));
+                }
+                boolean atEnd = rate == 0;
+                for (var partition : end.keySet()) {
+                    atEnd &= consumer.position(partition) >= end.get(partition);
+                }
+                if (atEnd || System.nanoTime() - committedAt >= intervalMs * 1_000_000) {
+                    producer.commitTransaction();
+                    if (atEnd) {
+                        return;
+                    }
+                    producer.beginTransaction();
+                    committedAt = System.nanoTime();
+                }
+            }
         }
     }
 

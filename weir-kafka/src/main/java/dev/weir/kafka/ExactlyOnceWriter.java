@@ -40,11 +40,12 @@ import org.slf4j.LoggerFactory;
  *
  * A producer (transactional id {@code <prefix>:<subtask>:<slot>}) holds at most one transaction:
  * the open one, or a pre-committed one waiting for its checkpoint. The open transaction begins at
- * the first record after a barrier. {@code prepareCommit} commits the progress offset into it,
- * flushes, and parks the producer until {@code commit}, after which it returns to the idle pool.
- * Slots are numbered from 0 in each run, so a job's transactional ids stay few; none is initialised
- * before {@link #recoverOwned} ended, so the restart cannot abort a transaction it still has to
- * commit. At most {@link #MAX_PRODUCERS} producers: more would mean checkpoints stopped completing.
+ * the first record after a barrier and commits into it, as its progress, the id of the checkpoint
+ * expected next; {@code prepareCommit} corrects that id if the barrier's differs, flushes, and
+ * parks the producer until {@code commit}, after which it returns to the idle pool. Slots are
+ * numbered from 0 in each run, so a job's transactional ids stay few; none is initialised before
+ * {@link #recoverOwned} ended, so the restart cannot abort a transaction it still has to commit. At
+ * most {@link #MAX_PRODUCERS} producers: more would mean checkpoints stopped completing.
  *
  * <p>Closing: a producer holding a pre-committed transaction is closed with a zero timeout (a
  * graceful close aborts the transaction); the open, not yet pre-committed transaction is aborted,
@@ -98,6 +99,17 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
     private Transaction open;
     private int writesSinceAgeCheck;
 
+    /**
+     * The checkpoint id of the progress the open transaction commits so far: sent when it begins,
+     * as the id of the barrier expected next, so that the barrier's pre-commit waits for the broker
+     * only to flush (the two round trips of {@code sendOffsetsToTransaction} were on the way from
+     * barrier to commit, which is end-to-end latency). Sent again at the barrier if the id differs.
+     */
+    private long openProgress;
+
+    /** The checkpoint id of the last pre-commit: the next barrier's is expected one higher. */
+    private long lastPrepared;
+
     /** A producer and its transactional id. */
     private record Slot(String transactionalId, KafkaProducer<byte[], byte[]> producer) {}
 
@@ -115,6 +127,7 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
         this.jobName = context.jobName();
         this.subtask = context.subtaskIndex();
         this.restoredCheckpointId = context.restoredCheckpointId();
+        this.lastPrepared = restoredCheckpointId;
         this.prefix = settings.prefix(context);
         this.instance = JobInstance.of(context).orElse(null);
         this.progressMetadata = KafkaTransactions.progressMetadata(instance);
@@ -149,12 +162,24 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
             Slot slot = takeSlot();
             slot.producer().beginTransaction();
             open = new Transaction(slot, System.currentTimeMillis());
+            sendProgress(lastPrepared + 1);
         } else if ((++writesSinceAgeCheck & 4095) == 0) {
             failIfNoBarrierComes();
         }
         open.slot()
                 .producer()
                 .send(settings.serializer().serialize(record, settings.topic()), onSent);
+    }
+
+    /** Commits {@code checkpointId} as this subtask's progress in the open transaction. */
+    private void sendProgress(long checkpointId) {
+        open.slot()
+                .producer()
+                .sendOffsetsToTransaction(
+                        KafkaTransactions.progressOffsets(
+                                settings.topic(), checkpointId, progressMetadata),
+                        progressGroup);
+        openProgress = checkpointId;
     }
 
     /**
@@ -197,12 +222,14 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
     @Override
     public KafkaCommittable prepareCommit(long checkpointId) throws Exception {
         if (open == null) {
+            lastPrepared = checkpointId; // the next transaction expects the barrier after this
             return null;
         }
         KafkaProducer<byte[], byte[]> producer = open.slot().producer();
-        producer.sendOffsetsToTransaction(
-                KafkaTransactions.progressOffsets(settings.topic(), checkpointId, progressMetadata),
-                progressGroup);
+        if (openProgress != checkpointId) {
+            sendProgress(checkpointId); // a barrier other than the expected one: the last wins
+        }
+        lastPrepared = checkpointId;
         producer.flush();
         failIfSendFailed();
         ProducerIdAndEpoch ids = TransactionResumer.current(producer);

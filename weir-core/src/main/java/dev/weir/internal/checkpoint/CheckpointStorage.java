@@ -8,8 +8,10 @@ import java.util.Optional;
  * The on-disk side of the checkpoint protocol, in one place: where checkpoint {@code n} lives, how
  * a task's state file becomes durable, and the commit — data files forced, the checkpoint
  * directory's entry forced, the manifest written atomically (invariant 5 of
- * docs/design/001-checkpoints.md). The coordinator decides when; this decides how. One writer (the
- * coordinator's I/O thread) at a time.
+ * docs/design/001-checkpoints.md). The coordinator decides when; this decides how. The
+ * coordinator's writer threads call {@link #writeTaskState} concurrently, for different tasks, and
+ * {@link #begin} (whichever thread triggers) can run beside the I/O thread's {@link #commit},
+ * {@link #abort} and {@link #prune}: implementations keep no state between calls unguarded.
  */
 public interface CheckpointStorage extends AutoCloseable {
     /** The next checkpoint id: larger than any used here before (invariant 9). */

@@ -13,11 +13,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -34,10 +34,19 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Threads</h2>
  *
- * A timer thread triggers periodic checkpoints and times them out; one I/O thread serialises and
- * fsyncs task state files, and writes manifests, so tasks never wait on the disk. Tasks call {@link
- * #snapshotTaken} and {@link #taskFinished} from worker threads. All bookkeeping is guarded by this
- * object's monitor.
+ * A timer thread triggers periodic checkpoints and times them out. Task state files are serialised,
+ * written and fsynced by a few writer threads, a task always on the same one, so that one task's
+ * snapshots are written in the order it took them while different tasks' snapshots are serialised
+ * side by side (one thread did them one after the other: most of a large state's checkpoint time).
+ * One I/O thread writes manifests and deletes aborted checkpoints, so tasks never wait on the disk.
+ * Tasks call {@link #snapshotTaken} and {@link #taskFinished} from worker threads. All bookkeeping
+ * is guarded by this object's monitor.
+ *
+ * <p>Completions reach the one I/O thread in the order of the last acknowledgements, handed to it
+ * under this object's monitor. That is the order of ids: a task acknowledges checkpoint N before N
+ * + 1 (its writer is one thread), so the last acknowledgement of N comes before the last of N + 1.
+ * The exception, as with one thread before: a task that gave up aligning N for N + 1 and then
+ * finished acknowledges N only with its final snapshot.
  */
 final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
@@ -50,8 +59,22 @@ final class CheckpointCoordinator {
     private final Consumer<CheckpointStats> statsSink;
     private final ScheduledExecutorService timer;
     private final ExecutorService io;
+
+    /** Serialise, write and fsync task state files; task {@code i} on {@code writers[i % n]}. */
+    private final ExecutorService[] writers;
+
+    /** Everything on the calling thread (a job driven step by step): {@link DirectExecutor}s. */
+    private final boolean synchronousIo;
+
+    /** Writer threads: a few, so that large states are serialised side by side on the cores. */
+    static final int WRITERS = 4;
+
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
-    private final Map<Integer, byte[]> finalBytes = new HashMap<>();
+
+    /** Aborted checkpoints a writer is still writing a file of: not to be pruned under it. */
+    private final java.util.TreeSet<Long> beingWritten = new java.util.TreeSet<>();
+
+    private final Map<Integer, byte[]> finalBytes = new ConcurrentHashMap<>();
     private List<Task> tasks = List.of();
     private final AtomicLong nextId;
     private long lastCompletedNanos;
@@ -88,6 +111,19 @@ final class CheckpointCoordinator {
         final TaskSnapshot[] snapshots;
 
         int remaining;
+
+        /** Task files of it being written now; an abort deletes the directory after them. */
+        int writing;
+
+        /** Aborted while files were being written: the last of them deletes the directory. */
+        boolean deleteAfterWrites;
+
+        /**
+         * Every task acknowledged; its completion waits on the I/O thread. A timeout no longer
+         * aborts it: only its own manifest failing, or the job stopping before it ran.
+         */
+        boolean completing;
+
         final CompletableFuture<CheckpointStats> future = new CompletableFuture<>();
 
         Pending(long id, boolean savepoint, Path directory, int taskCount, boolean keepSnapshots) {
@@ -137,6 +173,13 @@ final class CheckpointCoordinator {
                         ? new DirectExecutor()
                         : Executors.newSingleThreadExecutor(
                                 r -> daemon(r, "weir-" + jobName + "-snapshot-io"));
+        this.synchronousIo = synchronousIo;
+        this.writers = new ExecutorService[synchronousIo ? 1 : WRITERS];
+        for (int i = 0; i < writers.length; i++) {
+            String name = "weir-" + jobName + "-snapshot-writer-" + i;
+            writers[i] =
+                    synchronousIo ? io : Executors.newSingleThreadExecutor(r -> daemon(r, name));
+        }
         this.lastCompletedNanos = System.nanoTime();
         this.lastTriggeredNanos = lastCompletedNanos;
     }
@@ -307,24 +350,33 @@ final class CheckpointCoordinator {
         return !tasks.isEmpty();
     }
 
+    /** The writer of {@code task}'s state files: always the same one. */
+    private ExecutorService writerOf(Task task) {
+        return writers[task.index() % writers.length];
+    }
+
     /** A task captured its state at Barrier(id); write it off the task's thread. */
     void snapshotTaken(
             long id, Task task, TaskSnapshot snapshot, long alignmentNanos, long syncNanos) {
-        io.execute(
-                () -> {
-                    byte[] bytes;
-                    long start = System.nanoTime();
-                    try {
-                        bytes = StateFiles.serialize(snapshot);
-                    } catch (RuntimeException | Error e) {
-                        // A codec failed, or the job failed and abandoned this checkpoint.
-                        abort(id, "serialising the state of " + task.name() + " failed: " + e, e);
-                        failOnError(e);
-                        return;
-                    }
-                    writeAndAcknowledge(
-                            id, task, snapshot, bytes, alignmentNanos, syncNanos, start);
-                });
+        writerOf(task)
+                .execute(
+                        () -> {
+                            byte[] bytes;
+                            long start = System.nanoTime();
+                            try {
+                                bytes = StateFiles.serialize(snapshot);
+                            } catch (RuntimeException | Error e) {
+                                // A codec failed, or the job failed and abandoned this checkpoint.
+                                abort(
+                                        id,
+                                        "serialising the state of " + task.name() + " failed: " + e,
+                                        e);
+                                failOnError(e);
+                                return;
+                            }
+                            writeAndAcknowledge(
+                                    id, task, snapshot, bytes, alignmentNanos, syncNanos, start);
+                        });
     }
 
     /** A task finished its input; it acknowledges every pending and future checkpoint as final. */
@@ -344,25 +396,33 @@ final class CheckpointCoordinator {
 
     private void submitFinal(Pending checkpoint, Task task) {
         long id = checkpoint.id;
-        io.execute(
-                () -> {
-                    byte[] bytes;
-                    long start = System.nanoTime();
-                    try {
-                        bytes =
-                                finalBytes.computeIfAbsent(
-                                        task.index(),
-                                        i -> StateFiles.serialize(task.finalSnapshot()));
-                    } catch (RuntimeException | Error e) {
-                        abort(
-                                id,
-                                "serialising the final state of " + task.name() + " failed: " + e,
-                                e);
-                        failOnError(e);
-                        return;
-                    }
-                    writeAndAcknowledge(id, task, task.finalSnapshot(), bytes, 0, 0, start);
-                });
+        writerOf(task)
+                .execute(
+                        () -> {
+                            byte[] bytes;
+                            long start = System.nanoTime();
+                            try {
+                                // Not computeIfAbsent: that would serialise under a lock of
+                                // the map that other writers' keys can need. One writer per
+                                // task, so no two serialise the same snapshot.
+                                bytes = finalBytes.get(task.index());
+                                if (bytes == null) {
+                                    bytes = StateFiles.serialize(task.finalSnapshot());
+                                    finalBytes.put(task.index(), bytes);
+                                }
+                            } catch (RuntimeException | Error e) {
+                                abort(
+                                        id,
+                                        "serialising the final state of "
+                                                + task.name()
+                                                + " failed: "
+                                                + e,
+                                        e);
+                                failOnError(e);
+                                return;
+                            }
+                            writeAndAcknowledge(id, task, task.finalSnapshot(), bytes, 0, 0, start);
+                        });
     }
 
     /** An Error (out of memory, say) on the I/O thread fails the job rather than the thread. */
@@ -372,7 +432,10 @@ final class CheckpointCoordinator {
         }
     }
 
-    /** Runs on the I/O thread; {@code asyncStart} is when it began serialising the snapshot. */
+    /**
+     * Runs on the task's writer thread; {@code asyncStart} is when it began serialising the
+     * snapshot. The checkpoint's completion, when this was its last task, goes to the I/O thread.
+     */
     private void writeAndAcknowledge(
             long id,
             Task task,
@@ -381,20 +444,29 @@ final class CheckpointCoordinator {
             long alignmentNanos,
             long syncNanos,
             long asyncStart) {
-        Path directory;
+        Pending writing;
         synchronized (this) {
-            Pending checkpoint = pending.get(id);
-            if (checkpoint == null || checkpoint.stats[task.index()] != null) {
+            writing = pending.get(id);
+            if (writing == null
+                    || writing.directory == null // its directory could not be created
+                    || writing.stats[task.index()] != null) {
                 return;
             }
-            directory = checkpoint.directory;
+            writing.writing++;
         }
         Manifest.FileEntry file;
         try {
-            file = store.writeTaskState(directory, task.name(), bytes);
+            file = store.writeTaskState(writing.directory, task.name(), bytes);
         } catch (IOException | RuntimeException e) {
+            written(writing);
             abort(id, "writing the state of " + task.name() + " failed: " + e, e);
             return;
+        } catch (Error e) {
+            written(writing);
+            throw e;
+        }
+        if (!written(writing)) {
+            return; // aborted meanwhile
         }
         TaskStats stats =
                 new TaskStats(
@@ -417,12 +489,45 @@ final class CheckpointCoordinator {
                 checkpoint.snapshots[task.index()] = snapshot;
             }
             if (--checkpoint.remaining == 0) {
-                complete = checkpoint;
+                checkpoint.completing = true;
+                if (synchronousIo) {
+                    complete = checkpoint; // one thread: completed below, off the monitor
+                } else {
+                    // Under the monitor, so completions reach the I/O thread in id order.
+                    try {
+                        io.execute(() -> complete(checkpoint));
+                    } catch (java.util.concurrent.RejectedExecutionException e) {
+                        // Stopping: stop() aborts what is still pending.
+                    }
+                }
             }
         }
         if (complete != null) {
             complete(complete);
         }
+    }
+
+    /**
+     * A task file of {@code checkpoint} is written (or failed); true if the checkpoint is still
+     * pending. The last write of a checkpoint aborted meanwhile has its directory deleted.
+     */
+    private boolean written(Pending checkpoint) {
+        boolean delete;
+        synchronized (this) {
+            checkpoint.writing--;
+            if (pending.get(checkpoint.id) == checkpoint) {
+                return true;
+            }
+            delete = checkpoint.writing == 0 && checkpoint.deleteAfterWrites;
+            if (delete) {
+                checkpoint.deleteAfterWrites = false;
+                beingWritten.remove(checkpoint.id);
+            }
+        }
+        if (delete) {
+            deleteAborted(checkpoint);
+        }
+        return false;
     }
 
     /** Runs on the I/O thread once every task acknowledged. */
@@ -438,7 +543,7 @@ final class CheckpointCoordinator {
         try {
             store.commit(checkpoint.directory, manifest);
         } catch (IOException | RuntimeException e) {
-            abort(checkpoint.id, "writing its manifest failed: " + e, e);
+            abort(checkpoint.id, "writing its manifest failed: " + e, e, true);
             return;
         }
         long size = 0;
@@ -468,6 +573,9 @@ final class CheckpointCoordinator {
                 consecutiveFailures = 0;
             }
             oldestInFlight = pending.isEmpty() ? Long.MAX_VALUE : pending.firstKey();
+            if (!beingWritten.isEmpty()) {
+                oldestInFlight = Math.min(oldestInFlight, beingWritten.first());
+            }
         }
         if (!checkpoint.savepoint) {
             store.prune(oldestInFlight);
@@ -495,13 +603,31 @@ final class CheckpointCoordinator {
      * CheckpointConfig#tolerableFailures()} in a row fails the job with it.
      */
     private void abort(long id, String reason, Throwable cause) {
+        abort(id, reason, cause, false);
+    }
+
+    /**
+     * As above; a checkpoint every task acknowledged (its completion queued on the I/O thread) is
+     * aborted only if {@code evenIfAcknowledged}: by its manifest failing, or by the job stopping.
+     * A timeout then would fail a checkpoint whose manifest is about to be written, and delete a
+     * savepoint whose output the sinks are about to commit.
+     */
+    private void abort(long id, String reason, Throwable cause, boolean evenIfAcknowledged) {
         Pending checkpoint;
         boolean failTheJob = false;
         int failures;
+        boolean deleteNow;
         synchronized (this) {
-            checkpoint = pending.remove(id);
-            if (checkpoint == null) {
+            checkpoint = pending.get(id);
+            if (checkpoint == null || (checkpoint.completing && !evenIfAcknowledged)) {
                 return;
+            }
+            pending.remove(id);
+            // A writer still writing a file of it deletes the directory once done (written()).
+            deleteNow = checkpoint.writing == 0;
+            checkpoint.deleteAfterWrites = !deleteNow;
+            if (!deleteNow) {
+                beingWritten.add(checkpoint.id); // kept from pruning too, until written()
             }
             if (!stopped && !checkpoint.savepoint) {
                 failures = ++consecutiveFailures;
@@ -515,7 +641,7 @@ final class CheckpointCoordinator {
         } else {
             LOG.warn("checkpoint {} of job {} aborted: {}", id, jobName, reason);
         }
-        if (checkpoint.directory != null) {
+        if (checkpoint.directory != null && deleteNow) {
             deleteAborted(checkpoint);
         }
         IllegalStateException failure =
@@ -582,9 +708,9 @@ final class CheckpointCoordinator {
     }
 
     /**
-     * Removes an aborted checkpoint's directory (on the I/O thread, after any write of it still in
-     * progress there; later writes of it find it gone from {@code pending} and write nothing). The
-     * store keeps its id as a high-water mark, so ids keep growing across restarts.
+     * Removes an aborted checkpoint's directory on the I/O thread, once no writer is writing a file
+     * of it (later writes of it find it gone from {@code pending} and write nothing). The store
+     * keeps its id as a high-water mark, so ids keep growing across restarts.
      */
     private void deleteAborted(Pending checkpoint) {
         toDelete.add(checkpoint);
@@ -623,8 +749,24 @@ final class CheckpointCoordinator {
             stopped = true;
         }
         timer.shutdownNow();
+        // Writers first: they hand completions to the I/O thread.
+        for (ExecutorService writer : writers) {
+            if (abandon) {
+                writer.shutdownNow(); // interrupts a snapshot write; its checkpoint stays
+                // incomplete
+            } else {
+                writer.shutdown();
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // for all of them
+        for (ExecutorService writer : writers) {
+            if (!writer.awaitTermination(
+                    Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                writer.shutdownNow();
+            }
+        }
         if (abandon) {
-            io.shutdownNow(); // interrupts a snapshot write; its checkpoint stays incomplete
+            io.shutdownNow();
         } else {
             io.shutdown();
         }
@@ -637,7 +779,7 @@ final class CheckpointCoordinator {
             ids = new ArrayList<>(pending.keySet());
         }
         for (long id : ids) {
-            abort(id, "the job stopped", null);
+            abort(id, "the job stopped", null, true);
         }
         deleteAbortedDirectories(); // the I/O thread has ended: nothing writes them any more
     }

@@ -126,7 +126,7 @@ class DeterministicSimulationTest {
                 };
         FAIL_NEXT.set(0);
         try (CheckpointStore store = new CheckpointStore(checkpoints, 3)) {
-            JobSettings settings = settings(plan, store, manual);
+            JobSettings settings = settings(plan, store, manual, true);
             RestoredCheckpoint restored = null;
             for (int attempt = 0; attempt < 10; attempt++) {
                 Execution execution = new Execution(graph, settings, restored, 0, stats -> {});
@@ -147,8 +147,14 @@ class DeterministicSimulationTest {
         return trace;
     }
 
-    private static JobSettings settings(
-            PipelinePlan plan, CheckpointStore store, RuntimeClock clock) {
+    /**
+     * The settings of {@code plan} on {@code store}; checkpoint I/O on the caller's thread or not.
+     */
+    static JobSettings settings(
+            PipelinePlan plan,
+            dev.weir.internal.checkpoint.CheckpointStorage store,
+            RuntimeClock clock,
+            boolean synchronousIo) {
         PipelinePlan.Settings s = plan.settings();
         return new JobSettings(
                 new RuntimeConfig(
@@ -171,7 +177,7 @@ class DeterministicSimulationTest {
                 42,
                 null,
                 s.stateBackend(),
-                true);
+                synchronousIo);
     }
 
     /**
