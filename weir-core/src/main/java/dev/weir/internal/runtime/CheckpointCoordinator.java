@@ -358,18 +358,45 @@ final class CheckpointCoordinator {
     /** A task captured its state at Barrier(id); write it off the task's thread. */
     void snapshotTaken(
             long id, Task task, TaskSnapshot snapshot, long alignmentNanos, long syncNanos) {
+        write(
+                id,
+                task,
+                snapshot,
+                "state",
+                () -> StateFiles.serialize(snapshot),
+                alignmentNanos,
+                syncNanos);
+    }
+
+    /**
+     * On {@code task}'s writer: serialises its snapshot with {@code serialise} (a failure aborts
+     * the checkpoint, naming the task's {@code what}), then writes and acknowledges it.
+     */
+    private void write(
+            long id,
+            Task task,
+            TaskSnapshot snapshot,
+            String what,
+            java.util.function.Supplier<byte[]> serialise,
+            long alignmentNanos,
+            long syncNanos) {
         writerOf(task)
                 .execute(
                         () -> {
                             byte[] bytes;
                             long start = System.nanoTime();
                             try {
-                                bytes = StateFiles.serialize(snapshot);
+                                bytes = serialise.get();
                             } catch (RuntimeException | Error e) {
                                 // A codec failed, or the job failed and abandoned this checkpoint.
                                 abort(
                                         id,
-                                        "serialising the state of " + task.name() + " failed: " + e,
+                                        "serialising the "
+                                                + what
+                                                + " of "
+                                                + task.name()
+                                                + " failed: "
+                                                + e,
                                         e);
                                 failOnError(e);
                                 return;
@@ -395,37 +422,27 @@ final class CheckpointCoordinator {
     }
 
     private void submitFinal(Pending checkpoint, Task task) {
-        long id = checkpoint.id;
-        writerOf(task)
-                .execute(
-                        () -> {
-                            byte[] bytes;
-                            long start = System.nanoTime();
-                            try {
-                                // Not computeIfAbsent: that would serialise under a lock of
-                                // the map that other writers' keys can need. One writer per
-                                // task, so no two serialise the same snapshot.
-                                bytes = finalBytes.get(task.index());
-                                if (bytes == null) {
-                                    bytes = StateFiles.serialize(task.finalSnapshot());
-                                    finalBytes.put(task.index(), bytes);
-                                }
-                            } catch (RuntimeException | Error e) {
-                                abort(
-                                        id,
-                                        "serialising the final state of "
-                                                + task.name()
-                                                + " failed: "
-                                                + e,
-                                        e);
-                                failOnError(e);
-                                return;
-                            }
-                            writeAndAcknowledge(id, task, task.finalSnapshot(), bytes, 0, 0, start);
-                        });
+        write(
+                checkpoint.id,
+                task,
+                task.finalSnapshot(),
+                "final state",
+                () -> {
+                    // Not computeIfAbsent: that would serialise under a lock of the map that
+                    // other writers' keys can need. One writer per task, so no two serialise the
+                    // same snapshot.
+                    byte[] bytes = finalBytes.get(task.index());
+                    if (bytes == null) {
+                        bytes = StateFiles.serialize(task.finalSnapshot());
+                        finalBytes.put(task.index(), bytes);
+                    }
+                    return bytes;
+                },
+                0,
+                0);
     }
 
-    /** An Error (out of memory, say) on the I/O thread fails the job rather than the thread. */
+    /** An Error (out of memory, say) on a writer fails the job rather than the thread. */
     private void failOnError(Throwable t) {
         if (t instanceof Error) {
             failJob.accept(t);
