@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code Pipeline.source(name, source, watermarks)}: event time assigned per split inside the
@@ -86,20 +88,30 @@ class SourceWatermarksTest {
      * watermark v - 1 after it) sees exactly the watermark of record v - 1 downstream. Sooner would
      * make it late; later would hold event time back for the rest of the poll.
      */
-    @Test
-    void aWatermarkEmittedOnARecordFollowsItAndPrecedesTheNext() throws Exception {
+    @ParameterizedTest(name = "source then {0}")
+    @ValueSource(strings = {"keyBy", "map", "blocking map"})
+    void aWatermarkEmittedOnARecordFollowsItAndPrecedesTheNext(String next) throws Exception {
         Pipeline pipeline = Pipeline.create("punctuated").parallelism(1).batchSize(1000);
         List<Long> numbers = new ArrayList<>();
         for (long v = 1; v <= 5000; v++) {
             numbers.add(v);
         }
         CollectSink<String> wrong = Sinks.collect();
-        pipeline.source(
+        DataStream<Long> stamped =
+                pipeline.source(
                         "numbers",
                         Sources.collection(numbers),
                         WatermarkStrategy.<Long>forGenerator(PunctuatedGenerator::new)
-                                .withTimestampAssigner((v, previous) -> v))
-                .keyBy(v -> v % 7)
+                                .withTimestampAssigner((v, previous) -> v));
+        // Three ways out of the source, each stamping in another place: the keyed writer stamps
+        // each record it takes; a chained map gets them stamped by the split; a blocking map runs
+        // in a task of its own, so an unkeyed writer stamps them.
+        if (next.equals("map")) {
+            stamped = stamped.map(v -> v);
+        } else if (next.equals("blocking map")) {
+            stamped = stamped.map(v -> v).blocking();
+        }
+        stamped.keyBy(v -> v % 7)
                 .<String>process(
                         "check",
                         () ->

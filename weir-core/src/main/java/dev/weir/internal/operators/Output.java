@@ -17,21 +17,6 @@ public interface Output extends Collector<Object> {
      */
     long IDLE = Long.MIN_VALUE + 1;
 
-    /**
-     * Emits {@code records[from..to)}, whose timestamps are {@code stamps[from..to)}, in order: the
-     * batch form of setting {@code time} and calling {@link #collect} for each, which is what this
-     * default does. A source that assigns event time hands its records over this way, so the loop
-     * over them runs inside the output: a writer overrides it with a loop of its own (design 009,
-     * rule 5: the record loop lives with the code it calls). On return {@code time} holds the last
-     * record's timestamp.
-     */
-    default void collectTimed(Object[] records, long[] stamps, int from, int to, RecordTime time) {
-        for (int i = from; i < to; i++) {
-            time.timestamp = stamps[i];
-            collect(records[i]);
-        }
-    }
-
     /** Passes on that event time has reached {@code watermark} (or {@link #IDLE}). */
     default void emitWatermark(long watermark) {}
 

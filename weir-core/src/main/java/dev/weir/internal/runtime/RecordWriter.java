@@ -46,6 +46,12 @@ public final class RecordWriter implements Output {
     /** Records sealed into batches so far (metrics): counted per batch, read racily. */
     private long records;
 
+    /**
+     * With event time at the source: the split being polled, which stamps each record this writer
+     * takes ({@link SourceDriver}); null otherwise (records carry the task's {@link #time}).
+     */
+    private RecordStamper stamper;
+
     private int pendingItems;
     private int nextRoundRobin;
 
@@ -89,34 +95,60 @@ public final class RecordWriter implements Output {
         }
     }
 
+    /** True if this writer's edge carries event time (a timestamp column beside the records). */
+    boolean carriesTime() {
+        return time != null;
+    }
+
+    /**
+     * Has {@code stamper} give each record this writer takes its timestamp, until called again with
+     * null: a source's split while it is polled, so the reader's records reach the batch with no
+     * step in between (design 009, rule 5). Only on a writer that {@linkplain #carriesTime carries
+     * time}.
+     */
+    void stampWith(RecordStamper stamper) {
+        this.stamper = stamper;
+    }
+
+    /**
+     * Takes one record. The per-record methods keep their cold parts (errors, a new batch, a full
+     * one) in methods of their own, so each stays small enough for the JIT to inline it into the
+     * reader's or operator's loop (design 009, rule 5).
+     */
     @Override
     public void collect(Object record) {
         if (subtaskOfGroup != null) {
             collectKeyed(record);
-            return;
+        } else {
+            collectUnkeyed(record);
+        }
+    }
+
+    private void collectUnkeyed(Object record) {
+        // First: stamping may emit a watermark, which flushes the batches.
+        long timestamp = RecordTime.NONE;
+        RecordStamper stamper = null;
+        if (time != null) {
+            stamper = this.stamper;
+            timestamp = stamper == null ? time.timestamp : stamper.stamp(record);
         }
         int target = select(record);
         Object[] batch = batches[target];
         if (batch == null) {
-            int capacity = channels[target].batchRecords(batchSize);
-            batch = new Object[capacity];
-            batches[target] = batch;
-            if (time != null) {
-                times[target] = channels[target].column(capacity);
-            }
+            batch = newBatch(target, 1);
         }
         int size = sizes[target];
         if (time != null) {
-            times[target][size] = time.timestamp;
+            times[target][size] = timestamp;
         }
         batch[size++] = record;
         if (size == batch.length) {
-            batches[target] = null;
-            sizes[target] = 0;
-            records += size;
-            enqueue(target, time == null ? batch : new TimedBatch(batch, times[target]));
+            seal(target, size);
         } else {
             sizes[target] = size;
+        }
+        if (stamper != null && stamper.raised) {
+            stamper.emitRaised(); // the record is in its batch: its watermark follows it
         }
     }
 
@@ -125,16 +157,21 @@ public final class RecordWriter implements Output {
      * consumer does not extract it again.
      */
     private void collectKeyed(Object record) {
+        // First: stamping may emit a watermark, which flushes the batches.
+        long timestamp = RecordTime.NONE;
+        RecordStamper stamper = null;
+        if (time != null) {
+            stamper = this.stamper;
+            timestamp = stamper == null ? time.timestamp : stamper.stamp(record);
+        }
         Object key;
         try {
             key = keySelector.getKey(record);
         } catch (Exception e) {
-            throw new UserCodeException("keyBy before '" + name + "'", e);
+            throw keyFailed(e);
         }
         if (key == null) {
-            throw new UserCodeException(
-                    "keyBy before '" + name + "'",
-                    new NullPointerException("key selector returned null for " + record));
+            throw nullKey(record);
         }
         if (key.getClass() != checkedKeyClass) {
             checkKey(key);
@@ -142,82 +179,63 @@ public final class RecordWriter implements Output {
         int target = subtaskOfGroup[KeyGroups.keyGroupOf(key, maxParallelism)];
         Object[] pairs = batches[target];
         if (pairs == null) {
-            int capacity = channels[target].batchRecords(batchSize);
-            pairs = new Object[2 * capacity];
-            batches[target] = pairs;
-            if (time != null) {
-                times[target] = channels[target].column(capacity);
-            }
+            pairs = newBatch(target, 2);
         }
         int size = sizes[target];
         if (time != null) {
-            times[target][size >> 1] = time.timestamp;
+            times[target][size >> 1] = timestamp;
         }
         pairs[size] = record;
         pairs[size + 1] = key;
         size += 2;
         if (size == pairs.length) {
-            batches[target] = null;
-            sizes[target] = 0;
-            records += size >> 1;
-            enqueue(target, new KeyedBatch(pairs, time == null ? null : times[target]));
+            seal(target, size);
         } else {
             sizes[target] = size;
+        }
+        if (stamper != null && stamper.raised) {
+            stamper.emitRaised(); // the record is in its batch: its watermark follows it
         }
     }
 
     /**
-     * A source's timed records: on a keyed edge one loop here, with the timestamps taken from
-     * {@code stamps} (the same steps as {@link #collectKeyed}, repeated on purpose: design 009,
-     * rule 5); on other edges the per-record default.
+     * Starts {@code target}'s next batch, sized by its consumer's pace, with {@code slots} array
+     * slots per record (2 when the key travels beside it), and its timestamp column if the edge
+     * carries time.
      */
-    @Override
-    public void collectTimed(Object[] timed, long[] stamps, int from, int to, RecordTime now) {
-        if (subtaskOfGroup == null || time == null) {
-            Output.super.collectTimed(timed, stamps, from, to, now);
-            return;
+    private Object[] newBatch(int target, int slots) {
+        int capacity = channels[target].batchRecords(batchSize);
+        Object[] batch = new Object[slots * capacity];
+        batches[target] = batch;
+        if (time != null) {
+            times[target] = channels[target].column(capacity);
         }
-        for (int i = from; i < to; i++) {
-            Object record = timed[i];
-            Object key;
-            try {
-                key = keySelector.getKey(record);
-            } catch (Exception e) {
-                throw new UserCodeException("keyBy before '" + name + "'", e);
-            }
-            if (key == null) {
-                throw new UserCodeException(
-                        "keyBy before '" + name + "'",
-                        new NullPointerException("key selector returned null for " + record));
-            }
-            if (key.getClass() != checkedKeyClass) {
-                checkKey(key);
-            }
-            int target = subtaskOfGroup[KeyGroups.keyGroupOf(key, maxParallelism)];
-            Object[] pairs = batches[target];
-            if (pairs == null) {
-                int capacity = channels[target].batchRecords(batchSize);
-                pairs = new Object[2 * capacity];
-                batches[target] = pairs;
-                times[target] = channels[target].column(capacity);
-            }
-            int size = sizes[target];
-            times[target][size >> 1] = stamps[i];
-            pairs[size] = record;
-            pairs[size + 1] = key;
-            size += 2;
-            if (size == pairs.length) {
-                batches[target] = null;
-                sizes[target] = 0;
-                records += size >> 1;
-                enqueue(target, new KeyedBatch(pairs, times[target]));
-            } else {
-                sizes[target] = size;
-            }
+        return batch;
+    }
+
+    /** Sends {@code target}'s full batch of {@code size} slots. */
+    private void seal(int target, int size) {
+        Object[] batch = batches[target];
+        batches[target] = null;
+        sizes[target] = 0;
+        long[] stamps = time == null ? null : times[target];
+        if (subtaskOfGroup != null) {
+            records += size >> 1;
+            enqueue(target, new KeyedBatch(batch, stamps));
+        } else {
+            records += size;
+            enqueue(target, stamps == null ? batch : new TimedBatch(batch, stamps));
         }
-        if (to > from) {
-            now.timestamp = stamps[to - 1];
-        }
+    }
+
+    private UserCodeException keyFailed(Exception e) {
+        return new UserCodeException("keyBy before '" + name + "'", e);
+    }
+
+    private UserCodeException nullKey(Object record) {
+        return new UserCodeException(
+                "keyBy before '" + name + "'",
+                new NullPointerException("key selector returned null for " + record));
     }
 
     /**

@@ -63,6 +63,12 @@ final class SourceDriver {
     /** Event time per split, or null when the source assigns none. */
     private final SourceTime time;
 
+    /**
+     * With event time, the source's output when it is a writer that carries time: it stamps each
+     * record it takes with the split being polled; null otherwise.
+     */
+    private final RecordWriter stampingWriter;
+
     /** Per open split (parallel to {@link #readers}), its event time; empty without a strategy. */
     private final List<SplitTime> splitTimes = new ArrayList<>();
 
@@ -89,6 +95,10 @@ final class SourceDriver {
         this.context = context;
         this.time = time;
         this.output = time == null ? null : time.output();
+        this.stampingWriter =
+                time != null && time.output() instanceof RecordWriter writer && writer.carriesTime()
+                        ? writer
+                        : null;
     }
 
     /**
@@ -286,10 +296,20 @@ final class SourceDriver {
                 status = reader.poll(output, maxRecords);
             } else {
                 SplitTime split = splitTimes.get(next);
+                split.polling = true;
                 try {
-                    status = reader.poll(split, maxRecords);
+                    if (stampingWriter != null) {
+                        stampingWriter.stampWith(split);
+                        status = reader.poll(output, maxRecords);
+                    } else {
+                        status = reader.poll(split, maxRecords);
+                    }
                 } finally {
-                    split.flush(); // what it read, also before a failure is reported
+                    split.polling = false;
+                    split.raised = false; // a failure: the task fails with it
+                    if (stampingWriter != null) {
+                        stampingWriter.stampWith(null);
+                    }
                 }
             }
             if (status == ReadStatus.END_OF_INPUT) {
@@ -364,18 +384,17 @@ final class SourceDriver {
     }
 
     /**
-     * One split's event time: the output its reader emits into. It only collects what one poll
-     * emits; {@link #flush}, after the poll, assigns each record its timestamp and feeds the
-     * split's generator in one loop, and hands the records on with their timestamps in one call
-     * ({@link Output#collectTimed}), so the per-record work runs in loops the JIT compiles whole
-     * instead of behind calls it may refuse to inline (design 009, rule 5). A watermark the
-     * generator emits on a record goes out after that record and before the next, as if each were
-     * handed on alone; the generator's watermarks raise the split's watermark (never lower it).
+     * One split's event time: the split's timestamp assigner and watermark generator, applied to
+     * each record as it is handed on. When the source's only output is a {@link RecordWriter}, the
+     * writer calls {@link #stamp} itself for each record it takes ({@link RecordWriter#stampWith}),
+     * so the reader's records take the same path with event time as without: no buffer, no second
+     * loop over them (design 009, rule 5). Otherwise the reader emits into this split, which stamps
+     * each record and hands it on. A watermark the generator emits on a record goes out after that
+     * record and before the next; the generator's watermarks raise the split's watermark (never
+     * lower it).
      */
-    private final class SplitTime implements Output, WatermarkGenerator.WatermarkOutput {
-        /** Records buffered per flush at most: a reader that emits more is flushed on the way. */
-        static final int BUFFER = 1024;
-
+    private final class SplitTime extends RecordStamper
+            implements Output, WatermarkGenerator.WatermarkOutput {
         final TimestampAssigner<Object> assigner = time.strategy().timestampAssigner();
         final WatermarkGenerator<Object> generator = time.strategy().createGenerator();
         final RecordTime recordTime = time.time();
@@ -384,94 +403,57 @@ final class SourceDriver {
         boolean sawRecord;
         long activeAt = time.timeService().now();
 
-        /**
-         * The records of the poll in progress: allocated per poll and dropped after it, so it stays
-         * young (design 009, rules 1 and 2); null between polls.
-         */
-        private Object[] buffered;
-
-        /** Their timestamps, filled by {@link #flush}: primitives, so the array is reused. */
-        private final long[] stamps = new long[BUFFER];
-
-        private int size;
-
-        /** True while {@link #flush} runs: a watermark then waits for the records before it. */
-        private boolean flushing;
-
-        private boolean raised;
+        /** True while a poll of this split runs: a watermark then waits for its record. */
+        boolean polling;
 
         SplitTime(long restoredWatermark) {
             this.watermark = restoredWatermark;
         }
 
         @Override
+        long stamp(Object record) {
+            if (!sawRecord) {
+                sawRecord = true;
+                if (idle) {
+                    idle = false;
+                    advance(); // active again, before its first record
+                }
+            }
+            long timestamp;
+            try {
+                timestamp = assigner.extractTimestamp(record, RecordTime.NONE);
+            } catch (RuntimeException e) {
+                throw new UserCodeException(
+                        "the timestamp assigner of source '" + time.name() + "'", e);
+            }
+            if (timestamp != RecordTime.NONE) {
+                try {
+                    generator.onEvent(record, timestamp, this);
+                } catch (RuntimeException e) {
+                    throw new UserCodeException(
+                            "the watermark strategy of source '" + time.name() + "'", e);
+                }
+            }
+            return timestamp;
+        }
+
+        @Override
+        void emitRaised() {
+            raised = false;
+            advance();
+        }
+
+        /** A record from the reader, when the output is not a writer that stamps it itself. */
+        @Override
         public void collect(Object record) {
             if (record == null) {
                 throw dev.weir.internal.operators.NullCheckingOutput.nullRecord(
                         "source '" + time.name() + "'", "emitted null");
             }
-            Object[] into = buffered;
-            if (into == null) {
-                into = new Object[BUFFER];
-                buffered = into;
-            } else if (size == BUFFER) {
-                flush();
-                into = new Object[BUFFER];
-                buffered = into;
-            }
-            into[size++] = record;
-        }
-
-        /**
-         * Timestamps, generator and hand-over for what the reader emitted since the last flush; the
-         * driver calls it after every poll, so nothing stays buffered between polls (checkpoints,
-         * timers and watermarks only run between them).
-         */
-        void flush() {
-            int n = size;
-            Object[] records = buffered;
-            size = 0;
-            buffered = null;
-            if (n == 0) {
-                return;
-            }
-            sawRecord = true;
-            if (idle) {
-                idle = false;
-                advance();
-            }
-            flushing = true;
-            try {
-                int from = 0;
-                for (int i = 0; i < n; i++) {
-                    Object record = records[i];
-                    long timestamp;
-                    try {
-                        timestamp = assigner.extractTimestamp(record, RecordTime.NONE);
-                    } catch (RuntimeException e) {
-                        throw new UserCodeException(
-                                "the timestamp assigner of source '" + time.name() + "'", e);
-                    }
-                    stamps[i] = timestamp;
-                    if (timestamp != RecordTime.NONE) {
-                        try {
-                            generator.onEvent(record, timestamp, this);
-                        } catch (RuntimeException e) {
-                            throw new UserCodeException(
-                                    "the watermark strategy of source '" + time.name() + "'", e);
-                        }
-                        if (raised) {
-                            // The records up to this one first, then its watermark.
-                            raised = false;
-                            output.collectTimed(records, stamps, from, i + 1, recordTime);
-                            from = i + 1;
-                            advance();
-                        }
-                    }
-                }
-                output.collectTimed(records, stamps, from, n, recordTime);
-            } finally {
-                flushing = false;
+            recordTime.timestamp = stamp(record);
+            output.collect(record);
+            if (raised) {
+                emitRaised();
             }
         }
 
@@ -486,8 +468,8 @@ final class SourceDriver {
         public void emit(long newWatermark) {
             if (newWatermark > watermark) {
                 watermark = newWatermark;
-                if (flushing) {
-                    raised = true; // flush emits it once the records before it are out
+                if (polling) {
+                    raised = true; // emitted once the record it was raised on is out
                 } else {
                     advance();
                 }
