@@ -9,9 +9,15 @@ import dev.weir.kafka.KafkaSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
@@ -32,7 +38,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -392,11 +403,9 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
      * machine, against which the engines' figures are read.
      */
     private AutoCloseable startClients() {
-        java.util.concurrent.atomic.AtomicBoolean stop =
-                new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.List<Thread> threads = new java.util.ArrayList<>();
-        java.util.concurrent.ConcurrentLinkedQueue<Throwable> failures =
-                new java.util.concurrent.ConcurrentLinkedQueue<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
         for (int t = 0; t < p; t++) {
             int thread = t;
             Thread worker =
@@ -425,10 +434,10 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
         };
     }
 
-    private void runClients(int thread, java.util.concurrent.atomic.AtomicBoolean stop) {
-        java.util.List<org.apache.kafka.common.TopicPartition> mine = new java.util.ArrayList<>();
+    private void runClients(int thread, AtomicBoolean stop) {
+        List<TopicPartition> mine = new ArrayList<>();
         for (int partition = thread; partition < partitions; partition += p) {
-            mine.add(new org.apache.kafka.common.TopicPartition(input, partition));
+            mine.add(new TopicPartition(input, partition));
         }
         Properties consumerProps = new Properties();
         consumerProps.put("bootstrap.servers", bootstrap);
@@ -441,19 +450,14 @@ public final class KafkaKeyedSumBench implements Callable<Integer> {
         producerProps.put("transactional.id", "clients-bench-" + output + "-" + thread);
         producerProps.put("batch.size", "1048576");
         producerProps.put("linger.ms", "20");
-        var bytes = new org.apache.kafka.common.serialization.ByteArraySerializer();
-        var unbytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer();
-        try (var consumer =
-                        new org.apache.kafka.clients.consumer.KafkaConsumer<>(
-                                consumerProps, unbytes, unbytes);
-                var producer =
-                        new org.apache.kafka.clients.producer.KafkaProducer<>(
-                                producerProps, bytes, bytes)) {
+        var bytes = new ByteArraySerializer();
+        var unbytes = new ByteArrayDeserializer();
+        try (var consumer = new KafkaConsumer<>(consumerProps, unbytes, unbytes);
+                var producer = new KafkaProducer<>(producerProps, bytes, bytes)) {
             consumer.assign(mine);
             consumer.seekToBeginning(mine);
-            java.util.Map<org.apache.kafka.common.TopicPartition, Long> end =
-                    rate == 0 ? consumer.endOffsets(mine) : java.util.Map.of();
-            java.util.HashMap<Long, Long> sums = new java.util.HashMap<>();
+            Map<TopicPartition, Long> end = rate == 0 ? consumer.endOffsets(mine) : Map.of();
+            HashMap<Long, Long> sums = new HashMap<>();
             producer.initTransactions();
             producer.beginTransaction();
             long committedAt = System.nanoTime();

@@ -221,15 +221,14 @@ final class ExactlyOnceWriter<T> implements TransactionalWriter<T, KafkaCommitta
 
     @Override
     public KafkaCommittable prepareCommit(long checkpointId) throws Exception {
+        lastPrepared = checkpointId; // the next transaction expects the barrier after this
         if (open == null) {
-            lastPrepared = checkpointId; // the next transaction expects the barrier after this
             return null;
         }
         KafkaProducer<byte[], byte[]> producer = open.slot().producer();
         if (openProgress != checkpointId) {
             sendProgress(checkpointId); // a barrier other than the expected one: the last wins
         }
-        lastPrepared = checkpointId;
         producer.flush();
         failIfSendFailed();
         ProducerIdAndEpoch ids = TransactionResumer.current(producer);

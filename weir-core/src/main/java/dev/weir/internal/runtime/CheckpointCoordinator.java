@@ -16,14 +16,17 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +75,7 @@ final class CheckpointCoordinator {
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
 
     /** Aborted checkpoints a writer is still writing a file of: not to be pruned under it. */
-    private final java.util.TreeSet<Long> beingWritten = new java.util.TreeSet<>();
+    private final TreeSet<Long> beingWritten = new TreeSet<>();
 
     private final Map<Integer, byte[]> finalBytes = new ConcurrentHashMap<>();
     private List<Task> tasks = List.of();
@@ -316,7 +319,7 @@ final class CheckpointCoordinator {
             String reason = "creating its directory failed: " + e;
             try {
                 timer.execute(() -> abort(id, reason, e)); // not under this lock
-            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            } catch (RejectedExecutionException stopping) {
                 abort(id, reason, e);
             }
             return failed.future;
@@ -377,7 +380,7 @@ final class CheckpointCoordinator {
             Task task,
             TaskSnapshot snapshot,
             String what,
-            java.util.function.Supplier<byte[]> serialise,
+            Supplier<byte[]> serialise,
             long alignmentNanos,
             long syncNanos) {
         writerOf(task)
@@ -513,7 +516,7 @@ final class CheckpointCoordinator {
                     // Under the monitor, so completions reach the I/O thread in id order.
                     try {
                         io.execute(() -> complete(checkpoint));
-                    } catch (java.util.concurrent.RejectedExecutionException e) {
+                    } catch (RejectedExecutionException e) {
                         // Stopping: stop() aborts what is still pending.
                     }
                 }
@@ -711,7 +714,7 @@ final class CheckpointCoordinator {
         long delayMs = Math.max(100, config.minPause().toMillis());
         try {
             timer.schedule(this::retryFinal, delayMs, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // Stopping.
         }
     }
@@ -733,7 +736,7 @@ final class CheckpointCoordinator {
         toDelete.add(checkpoint);
         try {
             io.execute(this::deleteAbortedDirectories);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // Stopping: stop() deletes what is left once the I/O thread has ended.
         }
     }
@@ -769,8 +772,8 @@ final class CheckpointCoordinator {
         // Writers first: they hand completions to the I/O thread.
         for (ExecutorService writer : writers) {
             if (abandon) {
-                writer.shutdownNow(); // interrupts a snapshot write; its checkpoint stays
-                // incomplete
+                // Interrupts a snapshot write; its checkpoint stays incomplete.
+                writer.shutdownNow();
             } else {
                 writer.shutdown();
             }

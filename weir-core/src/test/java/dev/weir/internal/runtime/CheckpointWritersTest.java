@@ -168,6 +168,16 @@ class CheckpointWritersTest {
         }
     }
 
+    /** An execution of {@code plan} on {@code store}, its checkpoint I/O on its own threads. */
+    private static Execution start(PipelinePlan plan, GatedStorage store) {
+        return new Execution(
+                JobGraph.plan(LocalRunner.nodes(plan), 2),
+                DeterministicSimulationTest.settings(plan, store, RuntimeClock.SYSTEM, false),
+                null,
+                0,
+                stats -> {});
+    }
+
     /** Steps the tasks until {@code done} holds; fails after 200,000 rounds. */
     private static void stepUntil(Execution execution, java.util.function.BooleanSupplier done)
             throws Exception {
@@ -184,16 +194,8 @@ class CheckpointWritersTest {
     void aLaterCheckpointWaitsForAnEarlierOneHeldByOneTasksWrite() throws Exception {
         Path checkpoints = dir.resolve("chk");
         PipelinePlan plan = plan(checkpoints, Duration.ofMinutes(5));
-        JobGraph graph = JobGraph.plan(LocalRunner.nodes(plan), 2);
         try (GatedStorage store = new GatedStorage(new CheckpointStore(checkpoints, 3), 1)) {
-            Execution execution =
-                    new Execution(
-                            graph,
-                            DeterministicSimulationTest.settings(
-                                    plan, store, RuntimeClock.SYSTEM, false),
-                            null,
-                            0,
-                            stats -> {});
+            Execution execution = start(plan, store);
             int taskCount = execution.tasks().size();
             assertThat(taskCount)
                     .as("the held task alone on its writer")
@@ -223,16 +225,8 @@ class CheckpointWritersTest {
     void anAbortDuringAWriteDeletesTheDirectoryAfterTheWrite() throws Exception {
         Path checkpoints = dir.resolve("chk");
         PipelinePlan plan = plan(checkpoints, Duration.ofMillis(300));
-        JobGraph graph = JobGraph.plan(LocalRunner.nodes(plan), 2);
         try (GatedStorage store = new GatedStorage(new CheckpointStore(checkpoints, 3), 1)) {
-            Execution execution =
-                    new Execution(
-                            graph,
-                            DeterministicSimulationTest.settings(
-                                    plan, store, RuntimeClock.SYSTEM, false),
-                            null,
-                            0,
-                            stats -> {});
+            Execution execution = start(plan, store);
             store.gatedTask = execution.tasks().get(0).name();
             CompletableFuture<CheckpointStats> first = execution.triggerCheckpoint(null);
             stepUntil(execution, () -> store.entered.getCount() == 0);
@@ -262,17 +256,9 @@ class CheckpointWritersTest {
     void aTimeoutDoesNotAbortACheckpointEveryTaskAcknowledged() throws Exception {
         Path checkpoints = dir.resolve("chk");
         PipelinePlan plan = plan(checkpoints, Duration.ofMillis(100));
-        JobGraph graph = JobGraph.plan(LocalRunner.nodes(plan), 2);
         try (GatedStorage store = new GatedStorage(new CheckpointStore(checkpoints, 3), -1)) {
             store.gatedCommit = 1;
-            Execution execution =
-                    new Execution(
-                            graph,
-                            DeterministicSimulationTest.settings(
-                                    plan, store, RuntimeClock.SYSTEM, false),
-                            null,
-                            0,
-                            stats -> {});
+            Execution execution = start(plan, store);
             CompletableFuture<CheckpointStats> first = execution.triggerCheckpoint(null);
             // Every task acknowledged; the manifest is held on the I/O thread past the timeout.
             stepUntil(execution, () -> store.commitEntered.getCount() == 0);
