@@ -75,6 +75,19 @@ public final class NexmarkGenerator {
     private static final String[] ITEMS = new String[256];
     private static final String[] DESCRIPTIONS = new String[256];
 
+    /** Steps of the price table: prices between two steps are interpolated. */
+    private static final int PRICE_STEP_BITS = 10;
+
+    private static final int PRICE_STEPS = 1 << PRICE_STEP_BITS;
+
+    /** The bits of a random value below the step's that place a price within its step. */
+    private static final long FRACTION_MASK = (1L << (64 - PRICE_STEP_BITS)) - 1;
+
+    private static final double FRACTION_UNIT = 1.0 / (1L << (64 - PRICE_STEP_BITS));
+
+    /** {@code PRICES[i]} is 100 × 10^(6 i / PRICE_STEPS): cents from $1 to $1,000,000. */
+    private static final double[] PRICES = new double[PRICE_STEPS + 1];
+
     static {
         for (int f = 0; f < FIRST_NAMES.length; f++) {
             for (int l = 0; l < LAST_NAMES.length; l++) {
@@ -86,6 +99,9 @@ public final class NexmarkGenerator {
                                 + LAST_NAMES[l].toLowerCase(java.util.Locale.ROOT)
                                 + "@x.com";
             }
+        }
+        for (int i = 0; i <= PRICE_STEPS; i++) {
+            PRICES[i] = Math.pow(10.0, 6.0 * i / PRICE_STEPS) * 100.0;
         }
         Rng tables = new Rng();
         tables.reset(0x6e65786d61726bL, 0);
@@ -107,10 +123,16 @@ public final class NexmarkGenerator {
 
     private final NexmarkConfig config;
     private final Rng random = new Rng();
+    private final long group;
+    private final Divisor byGroup;
+    private final Divisor byRate;
 
     /** A generator of {@code config}'s events. */
     public NexmarkGenerator(NexmarkConfig config) {
         this.config = config;
+        this.group = config.outOfOrderGroup();
+        this.byGroup = new Divisor(group);
+        this.byRate = new Divisor(config.eventsPerSecond());
     }
 
     /** The configuration this generator follows. */
@@ -121,7 +143,7 @@ public final class NexmarkGenerator {
     /** The event with number {@code number} (0 to {@code events - 1}). */
     public Event event(long number) {
         long id = eventId(number);
-        long time = config.timestampOf(id);
+        long time = timestampOf(id);
         random.reset(config.seed(), id);
         long rem = id % TOTAL_PROPORTION;
         if (rem < PERSON_PROPORTION) {
@@ -137,12 +159,16 @@ public final class NexmarkGenerator {
      * numbers; a last group cut short by the end of the stream is left in order.
      */
     long eventId(long number) {
-        long group = config.outOfOrderGroup();
-        long start = number - number % group;
+        long start = byGroup.quotient(number) * group;
         if (start + group > config.events()) {
             return number;
         }
-        return start + (number * SHUFFLE_PRIME) % group;
+        return start + byGroup.remainder(number * SHUFFLE_PRIME);
+    }
+
+    /** {@link NexmarkConfig#timestampOf}, without a division. */
+    long timestampOf(long id) {
+        return NexmarkConfig.BASE_TIME_MS + byRate.quotient(id * 1000);
     }
 
     private Person person(long id, long time) {
@@ -240,13 +266,57 @@ public final class NexmarkGenerator {
     /** Up to twice the event time it takes for {@code IN_FLIGHT_AUCTIONS} new auctions. */
     private long auctionLengthMs(long id, long time) {
         long eventsForAuctions = (long) IN_FLIGHT_AUCTIONS * TOTAL_PROPORTION / AUCTION_PROPORTION;
-        long horizonMs = config.timestampOf(id + eventsForAuctions) - time;
+        long horizonMs = timestampOf(id + eventsForAuctions) - time;
         return 1 + random.nextLong(Math.max(horizonMs * 2, 1));
     }
 
-    /** A price in cents, log-uniform from $1 to $1,000,000. */
+    /**
+     * A price in cents from $1 to $1,000,000, log-uniform between the table's steps (1,024 of them,
+     * each 1.4 % above the one before) and uniform within a step.
+     */
     private long nextPrice() {
-        return Math.round(Math.pow(10.0, random.nextDouble() * 6.0) * 100.0);
+        long bits = random.next();
+        int step = (int) (bits >>> (64 - PRICE_STEP_BITS));
+        double within = (bits & FRACTION_MASK) * FRACTION_UNIT;
+        double low = PRICES[step];
+        return (long) (low + (PRICES[step + 1] - low) * within + 0.5);
+    }
+
+    /**
+     * Division of non-negative numbers below 2^53 by a fixed positive divisor, exact, through the
+     * divisor's reciprocal and one correction: a double multiplication instead of a 64-bit
+     * division.
+     */
+    static final class Divisor {
+        private static final long LIMIT = 1L << 53;
+        private final long divisor;
+        private final double reciprocal;
+
+        Divisor(long divisor) {
+            if (divisor < 1) {
+                throw new IllegalArgumentException("divisor must be positive, got " + divisor);
+            }
+            this.divisor = divisor;
+            this.reciprocal = 1.0 / divisor;
+        }
+
+        /** {@code x / divisor}, for {@code 0 <= x < 2^53}. */
+        long quotient(long x) {
+            if (x < 0 || x >= LIMIT) {
+                return x / divisor;
+            }
+            long q = (long) (x * reciprocal);
+            long r = x - q * divisor;
+            if (r < 0) {
+                return q - 1;
+            }
+            return r >= divisor ? q + 1 : q;
+        }
+
+        /** {@code x % divisor}, for {@code 0 <= x < 2^53}. */
+        long remainder(long x) {
+            return x - quotient(x) * divisor;
+        }
     }
 
     /** SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators"). */
@@ -266,12 +336,15 @@ public final class NexmarkGenerator {
             return (int) nextLong(bound);
         }
 
+        /**
+         * A number from 0 to {@code bound - 1}: the top 31 bits of the next value scaled by the
+         * bound (a multiplication, not a remainder), for bounds below 2^31.
+         */
         long nextLong(long bound) {
-            return Math.floorMod(next(), bound);
-        }
-
-        double nextDouble() {
-            return (next() >>> 11) * 0x1.0p-53;
+            if (bound >= 1L << 31) {
+                return Math.floorMod(next(), bound);
+            }
+            return ((next() >>> 33) * bound) >>> 31;
         }
 
         String letters(int length) {

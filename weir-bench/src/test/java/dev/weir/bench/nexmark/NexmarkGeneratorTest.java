@@ -2,6 +2,7 @@ package dev.weir.bench.nexmark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.BitSet;
 import org.junit.jupiter.api.Test;
 
 /** The generator's proportions, determinism and bounded out-of-orderness. */
@@ -50,6 +51,46 @@ class NexmarkGeneratorTest {
                 worst = Math.max(worst, max - time);
             }
             assertThat(worst).isPositive().isLessThanOrEqualTo(CONFIG.maxOutOfOrdernessMs());
+        }
+    }
+
+    @Test
+    void eventNumbersMapToEveryIdOnceAndTheCutShortLastGroupStaysInOrder() {
+        NexmarkConfig config = NexmarkConfig.defaults(10_500, 3);
+        NexmarkGenerator generator = new NexmarkGenerator(config);
+        BitSet ids = new BitSet();
+        for (long n = 0; n < config.events(); n++) {
+            long id = generator.eventId(n);
+            assertThat(id / config.outOfOrderGroup()).isEqualTo(n / config.outOfOrderGroup());
+            ids.set((int) id);
+            if (n >= 10_000) {
+                assertThat(id).isEqualTo(n);
+            }
+        }
+        assertThat(ids.cardinality()).isEqualTo(10_500);
+        assertThat(generator.eventId(1)).isEqualTo(953);
+    }
+
+    @Test
+    void pricesRunFromOneDollarToAMillionAndAreSpreadOverEveryDecade() {
+        NexmarkGenerator generator = new NexmarkGenerator(CONFIG);
+        long[] decades = new long[6];
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (long n = 0; n < CONFIG.events(); n++) {
+            Bid bid = generator.event(n).bid();
+            if (bid != null) {
+                min = Math.min(min, bid.price());
+                max = Math.max(max, bid.price());
+                decades[(int) Math.min(5, Math.floor(Math.log10(bid.price() / 100.0)))]++;
+            }
+        }
+        assertThat(min).isGreaterThanOrEqualTo(100);
+        assertThat(max).isLessThanOrEqualTo(100_000_000);
+        for (long decade : decades) {
+            assertThat(decade)
+                    .as("bids per decade of price")
+                    .isBetween(46_000L / 6 - 600, 46_000L / 6 + 600);
         }
     }
 }
