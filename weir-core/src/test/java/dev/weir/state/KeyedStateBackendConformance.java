@@ -17,9 +17,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -310,5 +312,173 @@ public abstract class KeyedStateBackendConformance {
         h.backend.forEachKey(key -> seen.put(key, h.value.value()));
         assertThat(seen).hasSize(50);
         seen.forEach((key, value) -> assertThat(value).isEqualTo((Long) key * 2));
+    }
+
+    @Test
+    void aKeyWhoseStateIsAllClearedOrEmptiedIsNoLongerHeld() throws Exception {
+        Handles h = new Handles(backend(0, 1, null));
+        for (long k = 0; k < 10; k++) {
+            h.backend.setCurrentKey(k);
+            h.value.update(k);
+            h.map.put("a", k);
+            h.list.add("x" + k);
+        }
+        h.backend.setCurrentKey(3L);
+        h.value.clear();
+        h.map.remove("a");
+        assertThat(h.backend.keyCount()).isEqualTo(10); // its list still holds an element
+        h.list.update(List.of());
+        assertThat(h.backend.keyCount()).isEqualTo(9);
+        assertThat(h.backend.currentKey()).isEqualTo(3L);
+        assertThat(h.value.value()).isNull();
+        assertThat(h.map.entries()).isEmpty();
+        assertThat(h.list.get()).isEmpty();
+
+        Set<Object> visited = new HashSet<>();
+        h.backend.forEachKey(visited::add);
+        assertThat(visited).hasSize(9).doesNotContain(3L);
+        KeyedStateBackend.KeyedSnapshot snapshot = h.backend.snapshot();
+        assertThat(snapshot.keyCount()).isEqualTo(9);
+        Handles restored = new Handles(backend(0, 1, null));
+        restored.backend.restore(section(snapshot), 0, GROUPS - 1);
+        restored.backend.restoreFinished();
+        assertThat(restored.backend.keyCount()).isEqualTo(9);
+        for (long k = 0; k < 10; k++) {
+            restored.backend.setCurrentKey(k);
+            assertThat(restored.value.value()).isEqualTo(k == 3 ? null : k);
+        }
+
+        h.backend.setCurrentKey(3L);
+        h.map.put("b", 33L); // written again, the key is held again
+        assertThat(h.backend.keyCount()).isEqualTo(10);
+        h.backend.setCurrentKey(4L);
+        h.backend.setCurrentKey(3L);
+        assertThat(h.map.get("b")).isEqualTo(33L);
+    }
+
+    @Test
+    void aWalkThatClearsKeysVisitsEveryKeyOnceAndThenTheClearedOnesAreGone() throws Exception {
+        Handles h = new Handles(backend(0, 1, null));
+        for (long k = 0; k < 100; k++) {
+            h.backend.setCurrentKey(k);
+            h.value.update(k);
+        }
+        List<Object> visited = new ArrayList<>();
+        h.backend.forEachKey(
+                key -> {
+                    visited.add(key);
+                    assertThat(h.value.value()).isEqualTo(key);
+                    if ((Long) key % 3 == 0) {
+                        h.value.clear();
+                    }
+                });
+        assertThat(visited).hasSize(100).doesNotHaveDuplicates();
+        assertThat(h.backend.keyCount()).isEqualTo(66);
+        for (long k = 0; k < 100; k++) {
+            h.backend.setCurrentKey(k);
+            assertThat(h.value.value()).isEqualTo(k % 3 == 0 ? null : k);
+        }
+    }
+
+    /**
+     * Random writes, clears and empties over keys that come and go, snapshots restored into new
+     * backends and walks that clear state, against a model: what each key reads, which keys are
+     * counted and visited.
+     */
+    @Property(tries = 40)
+    void keysThatComeAndGoReadAsTheModelSaysThroughSnapshotsAndWalks(
+            @ForAll long seed, @ForAll @IntRange(min = 5, max = 300) int keySpace)
+            throws Exception {
+        Random random = new Random(seed);
+        Handles h = new Handles(backend(0, 1, null));
+        Map<Long, Long> values = new HashMap<>();
+        Map<Long, Map<String, Long>> maps = new HashMap<>();
+        Map<Long, List<String>> lists = new HashMap<>();
+        for (int step = 0; step < 4_000; step++) {
+            long key = random.nextInt(keySpace);
+            h.backend.setCurrentKey(key);
+            int op = random.nextInt(100);
+            if (op < 25) {
+                long value = random.nextLong();
+                h.value.update(value);
+                values.put(key, value);
+            } else if (op < 40) {
+                h.value.clear();
+                values.remove(key);
+            } else if (op < 55) {
+                String userKey = "m" + random.nextInt(3);
+                h.map.put(userKey, (long) step);
+                maps.computeIfAbsent(key, k -> new HashMap<>()).put(userKey, (long) step);
+            } else if (op < 70) {
+                String userKey = "m" + random.nextInt(3);
+                h.map.remove(userKey);
+                Map<String, Long> map = maps.get(key);
+                if (map != null) {
+                    map.remove(userKey);
+                    if (map.isEmpty()) {
+                        maps.remove(key);
+                    }
+                }
+            } else if (op < 80) {
+                h.list.add("l" + step);
+                lists.computeIfAbsent(key, k -> new ArrayList<>()).add("l" + step);
+            } else if (op < 88) {
+                if (random.nextBoolean()) {
+                    h.list.clear();
+                } else {
+                    h.list.update(List.of());
+                }
+                lists.remove(key);
+            } else if (op < 90) {
+                h = new Handles(roundTrip(h.backend));
+            } else if (op < 91) {
+                long modulus = 2 + random.nextInt(5);
+                Handles walked = h;
+                walked.backend.forEachKey(
+                        visited -> {
+                            if ((Long) visited % modulus == 0) {
+                                walked.value.clear();
+                            }
+                        });
+                values.keySet().removeIf(k -> k % modulus == 0);
+            }
+        }
+        Set<Long> held = new HashSet<>(values.keySet());
+        held.addAll(maps.keySet());
+        held.addAll(lists.keySet());
+        assertHolds(h, held, values, maps, lists);
+        assertHolds(new Handles(roundTrip(h.backend)), held, values, maps, lists);
+    }
+
+    /** A new backend restored from a snapshot of {@code backend}. */
+    private KeyedStateBackend roundTrip(KeyedStateBackend backend) throws Exception {
+        KeyedSection section = section(backend.snapshot());
+        KeyedStateBackend restored = backend(0, 1, null);
+        restored.restore(section, 0, GROUPS - 1);
+        restored.restoreFinished();
+        return restored;
+    }
+
+    private static void assertHolds(
+            Handles h,
+            Set<Long> held,
+            Map<Long, Long> values,
+            Map<Long, Map<String, Long>> maps,
+            Map<Long, List<String>> lists)
+            throws Exception {
+        assertThat(h.backend.keyCount()).isEqualTo(held.size());
+        Set<Object> visited = new HashSet<>();
+        h.backend.forEachKey(visited::add);
+        assertThat(visited).isEqualTo(held);
+        for (long key = 0; key < 300; key++) {
+            h.backend.setCurrentKey(key);
+            assertThat(h.value.value()).as("value of %s", key).isEqualTo(values.get(key));
+            assertThat(h.map.entries())
+                    .as("map of %s", key)
+                    .isEqualTo(maps.getOrDefault(key, Map.of()));
+            assertThat(h.list.get())
+                    .as("list of %s", key)
+                    .isEqualTo(lists.getOrDefault(key, List.of()));
+        }
     }
 }

@@ -50,7 +50,11 @@ public interface KeyedStateBackend extends KeyedStateStore {
     /** {@return the key the handles are scoped to now, or null} */
     Object currentKey();
 
-    /** {@return the number of keys with state} */
+    /**
+     * {@return the number of keys with state} A key whose every state was cleared or emptied (an
+     * empty map or list is no state) is not counted, visited by {@link #forEachKey} or written to a
+     * snapshot: keys that come and go must not accumulate.
+     */
     int keyCount();
 
     /**

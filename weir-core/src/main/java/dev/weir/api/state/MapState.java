@@ -45,6 +45,8 @@ public interface MapState<UK, UV> {
      * Returns a read-only view of the current key's map (empty if none).
      *
      * @return the map, in no particular order; a view that sees later changes to this key's map
+     *     until the map is emptied or cleared (an empty map is no state: the backend may drop it,
+     *     and the key with it when it holds no other state), after which ask again
      */
     Map<UK, UV> entries();
 

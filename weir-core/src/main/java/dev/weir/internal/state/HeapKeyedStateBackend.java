@@ -100,6 +100,19 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     private int current = -1;
     private Object currentKey;
 
+    /**
+     * Walks of {@link #forEachKey} in progress: keys left without state are not dropped during one
+     * (dropping moves the last key into the hole, which the walk would then skip), but after it.
+     */
+    private int walking;
+
+    /**
+     * Index of the current key if a clear left it without state, else -1: dropped when another key
+     * becomes current, not at once, since the same record often writes it again (a session that
+     * grows is removed and put back).
+     */
+    private int emptied = -1;
+
     /** Keyed state of the step {@code owner}, partitioned into {@code maxParallelism} groups. */
     public HeapKeyedStateBackend(String owner, int maxParallelism) {
         this(owner, maxParallelism, null);
@@ -129,11 +142,13 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
     /** Number of keys with state. */
     public int size() {
+        dropEmptied();
         return size;
     }
 
     @Override
     public int keyCount() {
+        dropEmptied();
         return size;
     }
 
@@ -303,10 +318,18 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
      */
     @Override
     public void forEachKey(KeyVisitor visitor) throws Exception {
+        dropEmptied();
         int count = size;
-        for (int i = 0; i < count; i++) {
-            current = i;
-            visitor.visit(keys[i]);
+        walking++;
+        try {
+            for (int i = 0; i < count; i++) {
+                current = i;
+                visitor.visit(keys[i]);
+            }
+        } finally {
+            if (--walking == 0) {
+                dropKeysWithoutState();
+            }
         }
     }
 
@@ -323,6 +346,9 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         int index = current;
         if (index >= 0 && keys[index] == key) {
             return; // the same key object as the last record's (runs of one key are common)
+        }
+        if (emptied >= 0) {
+            dropEmptied();
         }
         index = find(key);
         current = index;
@@ -359,7 +385,112 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         int index = current;
         if (index >= 0) {
             columns[state][index] = null;
+            if (holdsNothing(index)) {
+                emptied = index;
+            }
         }
+    }
+
+    /** Drops the key a clear left without state, unless it holds state again by now. */
+    private void dropEmptied() {
+        int index = emptied;
+        if (index < 0) {
+            return;
+        }
+        emptied = -1;
+        if (index < size && holdsNothing(index) && mayDrop()) {
+            Object key = keys[index];
+            drop(index);
+            if (current == index) {
+                current = -1;
+                currentKey = key; // still the current key: a write adds it again
+            } else if (current == size) {
+                current = index; // the last key, moved into the hole
+            }
+        }
+    }
+
+    /** True if key {@code index} has no value in any declared state. */
+    private boolean holdsNothing(int index) {
+        for (Object[] column : columns) {
+            if (column[index] != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * True unless indexes must stay put: during a walk of the keys, a restore, or while restored
+     * values of states not declared yet wait by key index ({@link #pending}).
+     */
+    private boolean mayDrop() {
+        return walking == 0 && !restoring && pending.isEmpty();
+    }
+
+    /** Drops every key that holds no state (after a walk, whose visitor may have cleared some). */
+    private void dropKeysWithoutState() {
+        if (!mayDrop()) {
+            return;
+        }
+        // From the end: a drop moves the last key into the hole, and every key after i has been
+        // looked at already and holds state.
+        int before = size;
+        for (int i = size - 1; i >= 0; i--) {
+            if (holdsNothing(i)) {
+                drop(i);
+            }
+        }
+        emptied = -1;
+        if (size != before) {
+            current = -1; // the walk's last key may have moved or gone
+            currentKey = null;
+        }
+    }
+
+    /**
+     * Forgets key {@code index}, which holds no state, so that keys that come and go (auctions,
+     * sessions, windows per key) do not pile up in memory, in every lookup's path and in every
+     * checkpoint. The last key moves into its place; its table entry is removed by shifting the
+     * entries of its probe run back (linear probing without tombstones).
+     */
+    private void drop(int index) {
+        int mask = table.length - 1;
+        int hole = slotOf(index);
+        for (int at = (hole + 1) & mask; table[at] != 0; at = (at + 1) & mask) {
+            int entry = table[at];
+            int home = home(keys[entry - 1]);
+            // The entry may fill the hole unless its home lies after the hole, up to its slot.
+            if (((at - home) & mask) >= ((at - hole) & mask)) {
+                table[hole] = entry;
+                hole = at;
+            }
+        }
+        table[hole] = 0;
+        int last = size - 1;
+        if (index != last) {
+            table[slotOf(last)] = index + 1;
+            keys[index] = keys[last];
+            groups[index] = groups[last];
+            for (Object[] column : columns) {
+                column[index] = column[last];
+            }
+        }
+        keys[last] = null;
+        for (Object[] column : columns) {
+            column[last] = null;
+        }
+        size = last;
+    }
+
+    /** The table slot that holds key {@code index}. */
+    private int slotOf(int index) {
+        int mask = table.length - 1;
+        int at = home(keys[index]);
+        while (table[at] != index + 1) {
+            at = (at + 1) & mask;
+        }
+        return at;
     }
 
     private int declare(String name, Kind kind, Codec<?> codec, Codec<?> valueCodec) {
@@ -626,6 +757,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         rebuildTable(table.length);
         current = -1;
         currentKey = null;
+        emptied = -1;
         keyClasses.addAll(copy.keyClasses);
         restoredKeys = n > 0;
         return true;
@@ -716,6 +848,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         restoredKeys = false;
         current = -1;
         currentKey = null;
+        emptied = -1;
     }
 
     /**
@@ -724,6 +857,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
      * copied. Costs a few array copies on the task's thread, plus one pass per map or list state.
      */
     public KeyedCopy copy() {
+        dropEmptied();
         int n = size;
         Object[][] copied = new Object[declarations.size()][];
         for (int s = 0; s < copied.length; s++) {
@@ -949,8 +1083,8 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             @Override
             public void remove(K userKey) {
                 Map<K, V> map = map();
-                if (map != null) {
-                    map.remove(userKey);
+                if (map != null && map.remove(userKey) != null && map.isEmpty()) {
+                    clearValue(index); // an empty map is no state: the key may go
                 }
             }
 
@@ -1022,7 +1156,11 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                         checkWritable(index, value, false);
                     }
                 }
-                write(index, new ArrayList<>(values));
+                if (values.isEmpty()) {
+                    clearValue(index); // an empty list is no state: the key may go
+                } else {
+                    write(index, new ArrayList<>(values));
+                }
             }
 
             @Override

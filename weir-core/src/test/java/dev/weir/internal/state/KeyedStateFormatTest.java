@@ -71,18 +71,38 @@ class KeyedStateFormatTest {
             entries.add(new Entry(entries.size(), key, c, n, m, l));
         }
         // A value written and then cleared is absent, whatever path held it.
-        backend.setCurrentKey(entries.get(1).key());
+        int kept = 0;
+        while (entries.get(kept).count() == null || entries.get(kept).name() == null) {
+            kept++;
+        }
+        backend.setCurrentKey(entries.get(kept).key());
         count.clear();
-        Entry cleared = entries.get(1);
+        Entry cleared = entries.get(kept);
         entries.set(
-                1,
+                kept,
                 new Entry(
-                        1,
+                        kept,
                         cleared.key(),
                         null,
                         cleared.name(),
                         cleared.mapped(),
                         cleared.listed()));
+        // A key whose only value is cleared is gone; the last key takes its place.
+        int gone = 0;
+        while (entries.get(gone).count() == null
+                || entries.get(gone).name() != null
+                || entries.get(gone).mapped() != null
+                || entries.get(gone).listed() != null) {
+            gone++;
+        }
+        backend.setCurrentKey(entries.get(gone).key());
+        count.clear();
+        Entry last = entries.remove(entries.size() - 1);
+        entries.set(
+                gone,
+                new Entry(
+                        gone, last.key(), last.count(), last.name(), last.mapped(), last.listed()));
+        assertThat(backend.size()).isEqualTo(entries.size());
 
         ByteArrayDataOutput actual = new ByteArrayDataOutput(1024);
         backend.copy().writeTo(actual);
