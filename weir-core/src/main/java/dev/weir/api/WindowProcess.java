@@ -39,12 +39,13 @@ import java.util.TreeSet;
  * second timer, if the lateness is not zero). A record whose windows are all past their cleanup
  * time is late: it goes to the late-data side output, or is dropped. A record admitted into a
  * window that already fired fires it again at once, with all its records (an updated result).
- * Processing time: a window fires and is dropped when the clock reaches its end; at the end of a
- * bounded input the windows still open fire. Session windows merge when a record's window {@code
- * [t, t + gap)} touches open ones; the absorbed sessions' timers are deleted. Timers are set when a
- * record opens a window, not for every record (Nexmark q5 and q11 spent a sixth and a third of
- * their time re-registering timers that existed), and a timer looks only at the windows due at its
- * time.
+ * Processing time: a window fires and is dropped when the clock reaches its end (not its last
+ * millisecond, {@code maxTimestamp}: a record that arrived later in that millisecond would belong
+ * to the window and open it again, and the window would fire twice); at the end of a bounded input
+ * the windows still open fire. Session windows merge when a record's window {@code [t, t + gap)}
+ * touches open ones; the absorbed sessions' timers are deleted. Timers are set when a record opens
+ * a window, not for every record (Nexmark q5 and q11 spent a sixth and a third of their time
+ * re-registering timers that existed), and a timer looks only at the windows due at its time.
  */
 final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     private static final long serialVersionUID = 1L;
@@ -294,7 +295,7 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     private void deleteTimers(List<TimeWindow> absorbed, TimeWindow merged, TimerService timers) {
         boolean cleanup = eventTime && spec.allowedLatenessMillis() > 0;
         for (TimeWindow old : absorbed) {
-            long fires = old.maxTimestamp();
+            long fires = firesAt(old);
             if (!needsTimerAt(fires, merged)) {
                 if (eventTime) {
                     timers.deleteEventTimeTimer(fires);
@@ -323,8 +324,17 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
 
     /** True if {@code window} has a timer at {@code time}: it fires or is dropped then. */
     private boolean timerAt(TimeWindow window, long time) {
-        return window.maxTimestamp() == time
+        return firesAt(window) == time
                 || (eventTime && spec.allowedLatenessMillis() > 0 && cleanupTime(window) == time);
+    }
+
+    /**
+     * The time of {@code window}'s firing timer: its last millisecond in event time (the watermark
+     * says no record at or before it will come), its end in processing time (records come while the
+     * clock is still in the last millisecond).
+     */
+    private long firesAt(TimeWindow window) {
+        return eventTime ? window.maxTimestamp() : window.end();
     }
 
     /**
@@ -357,7 +367,7 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         TimerService timers = context.timers();
         if (!eventTime) {
             if (opened) {
-                timers.registerProcessingTimeTimer(window.maxTimestamp());
+                timers.registerProcessingTimeTimer(window.end());
             }
             return;
         }
@@ -396,12 +406,16 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         for (TimeWindow window : windows.entries().keySet()) {
             if (eventTime
                     ? window.maxTimestamp() == timestamp || cleanupTime(window) <= timestamp
-                    : window.maxTimestamp() <= timestamp) {
+                    : window.end() <= timestamp) {
                 if (first == null) {
                     first = window;
                 } else {
                     more.add(window);
                 }
+            } else if (!eventTime && window.maxTimestamp() == timestamp) {
+                // A timer at the window's last millisecond, as checkpoints taken before windows
+                // in processing time fired at their end hold: it fires at its end, like new ones.
+                context.timers().registerProcessingTimeTimer(window.end());
             }
         }
         if (first == null) {
@@ -429,7 +443,7 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
             if (cleanupTime(window) <= timestamp) {
                 purge(window);
             }
-        } else if (window.maxTimestamp() <= timestamp) {
+        } else if (window.end() <= timestamp) {
             emit(context.key(), window, out);
             purge(window);
         }

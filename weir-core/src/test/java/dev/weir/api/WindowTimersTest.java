@@ -9,6 +9,7 @@ import dev.weir.api.function.Collector;
 import dev.weir.api.function.KeyedProcessFunction;
 import dev.weir.api.state.KeyedSection;
 import dev.weir.api.state.KeyedStateBackend;
+import dev.weir.api.state.ListState;
 import dev.weir.api.time.TimeDomain;
 import dev.weir.api.time.TimerService;
 import dev.weir.api.window.TimeWindow;
@@ -183,6 +184,8 @@ class WindowTimersTest {
         final RecordTime time = new RecordTime();
         final List<String> out = new ArrayList<>();
         final KeyedProcessOperator operator;
+        final long[] clock = {0};
+        final ProcessingTimeService processingTime = new ProcessingTimeService(() -> clock[0]);
 
         @SuppressWarnings("unchecked")
         Harness(WindowAssigner assigner, long allowedLatenessMillis) throws Exception {
@@ -217,7 +220,7 @@ class WindowTimersTest {
                             true,
                             -1,
                             time,
-                            new ProcessingTimeService(() -> 0L),
+                            processingTime,
                             Map.of(),
                             0,
                             "",
@@ -234,13 +237,26 @@ class WindowTimersTest {
             operator.processWatermark(watermark);
         }
 
+        /** Sets the clock to {@code now} and fires the processing-time timers due. */
+        void clock(long now) throws Exception {
+            clock[0] = now;
+            processingTime.fireDue();
+        }
+
         int pending() {
             return operator.pendingTimers(TimeDomain.EVENT_TIME);
         }
 
         /** Writes the keyed state as a checkpoint does and restores it into a new harness. */
         Harness restoredCopy(WindowAssigner assigner, long allowedLatenessMillis) throws Exception {
-            KeyedStateBackend.KeyedSnapshot snapshot = state.snapshot();
+            return restoredFrom(state, assigner, allowedLatenessMillis);
+        }
+
+        /** A new harness restored from {@code source}'s state, written as a checkpoint does. */
+        static Harness restoredFrom(
+                KeyedStateBackend source, WindowAssigner assigner, long allowedLatenessMillis)
+                throws Exception {
+            KeyedStateBackend.KeyedSnapshot snapshot = source.snapshot();
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             try (DataOutputStream data = new DataOutputStream(bytes)) {
                 snapshot.writeTo(data);
@@ -383,5 +399,48 @@ class WindowTimersTest {
         h.watermark(100);
         assertThat(h.out).containsExactly("a[0, 3)=1", "a[5, 12)=3");
         assertThat(h.pending()).isZero();
+    }
+
+    @Test
+    void aProcessingTimeWindowFiresAtItsEndSoARecordInItsLastMillisecondIsInItsOneResult()
+            throws Exception {
+        Harness h =
+                new Harness(WindowAssigner.tumbling(Duration.ofMillis(20)).inProcessingTime(), 0);
+        h.clock(5);
+        h.add("a", RecordTime.NONE);
+        h.clock(19); // the window's last millisecond: it takes records still
+        h.add("a", RecordTime.NONE);
+        assertThat(h.out).isEmpty();
+        h.clock(20);
+        h.add("a", RecordTime.NONE); // the next window's
+        assertThat(h.out).containsExactly("a[0, 20)=2");
+        h.clock(40);
+        assertThat(h.out).containsExactly("a[0, 20)=2", "a[20, 40)=1");
+    }
+
+    @Test
+    void aProcessingTimeTimerAtTheLastMillisecondFromAnOlderCheckpointFiresTheWindowAtItsEnd()
+            throws Exception {
+        WindowAssigner windows = WindowAssigner.tumbling(Duration.ofMillis(20)).inProcessingTime();
+        Harness h = new Harness(windows, 0);
+        h.clock(5);
+        h.add("a", RecordTime.NONE);
+        // As checkpoints written before windows fired at their end hold it: the timer at 19.
+        HeapKeyedStateBackend older = new HeapKeyedStateBackend(128);
+        older.restoreLocal(h.state.snapshot());
+        older.mapState("windows", TimeWindow.CODEC, Codecs.LONG);
+        older.listState("__weir.timers.event", Codecs.LONG);
+        ListState<Long> timers = older.listState("__weir.timers.processing", Codecs.LONG);
+        older.setCurrentKey("a");
+        assertThat(timers.get()).containsExactly(20L);
+        timers.update(List.of(19L));
+        Harness restored = Harness.restoredFrom(older, windows, 0);
+        restored.clock(19);
+        restored.add("a", RecordTime.NONE);
+        assertThat(restored.out).isEmpty();
+        restored.clock(20);
+        assertThat(restored.out).containsExactly("a[0, 20)=2");
+        restored.clock(100);
+        assertThat(restored.out).containsExactly("a[0, 20)=2");
     }
 }
