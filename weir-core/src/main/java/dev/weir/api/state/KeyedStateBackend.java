@@ -47,6 +47,20 @@ public interface KeyedStateBackend extends KeyedStateStore {
      */
     void setCurrentKey(Object key);
 
+    /**
+     * A hint before a run of records: the keys at {@code keys[from]}, {@code keys[from + step]},
+     * ... below {@code to} will be made current next, in that order. A backend whose lookups miss
+     * the processor's caches may start loading what those keys need, so that the misses overlap
+     * instead of following one another; it must not change any state or the current key. The
+     * default does nothing.
+     *
+     * @param keys holds the keys (and possibly other things between them)
+     * @param from index of the first key
+     * @param to end of the run, exclusive
+     * @param step distance between two keys in {@code keys}
+     */
+    default void prefetch(Object[] keys, int from, int to, int step) {}
+
     /** {@return the key the handles are scoped to now, or null} */
     Object currentKey();
 

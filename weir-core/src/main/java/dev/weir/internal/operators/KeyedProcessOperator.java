@@ -161,6 +161,9 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         }
     }
 
+    /** Slots of a batch (two per record: record, key) announced to the backend at a time. */
+    private static final int PREFETCH_RUN = 128;
+
     @Override
     public void processBatch(Object[] pairs, long[] timestamps, RecordTime time) {
         KeyedStateBackend state = this.state;
@@ -168,16 +171,27 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         ContextImpl context = this.context;
         Collector<Object> output = this.output;
         try {
+            // In runs of PREFETCH_RUN records, each announced to the backend first: with many keys
+            // their lookups miss the caches, and announced together the misses overlap.
+            int n = pairs.length;
             if (timestamps == null) {
-                for (int i = 0; i < pairs.length; i += 2) {
-                    state.setCurrentKey(pairs[i + 1]);
-                    function.process(pairs[i], context, output);
+                for (int run = 0; run < n; run += PREFETCH_RUN) {
+                    int end = Math.min(n, run + PREFETCH_RUN);
+                    state.prefetch(pairs, run + 1, end, 2);
+                    for (int i = run; i < end; i += 2) {
+                        state.setCurrentKey(pairs[i + 1]);
+                        function.process(pairs[i], context, output);
+                    }
                 }
             } else {
-                for (int i = 0, j = 0; i < pairs.length; i += 2, j++) {
-                    time.timestamp = timestamps[j];
-                    state.setCurrentKey(pairs[i + 1]);
-                    function.process(pairs[i], context, output);
+                for (int run = 0; run < n; run += PREFETCH_RUN) {
+                    int end = Math.min(n, run + PREFETCH_RUN);
+                    state.prefetch(pairs, run + 1, end, 2);
+                    for (int i = run, j = run >> 1; i < end; i += 2, j++) {
+                        time.timestamp = timestamps[j];
+                        state.setCurrentKey(pairs[i + 1]);
+                        function.process(pairs[i], context, output);
+                    }
                 }
             }
         } catch (UserCodeException e) {
