@@ -26,6 +26,8 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The contract every {@link KeyedStateBackend} passes (SPI conformance suite): state semantics per
@@ -356,8 +358,10 @@ public abstract class KeyedStateBackendConformance {
         assertThat(h.map.get("b")).isEqualTo(33L);
     }
 
-    @Test
-    void aStateDeclaredLateFindsItsValuesThoughTheirKeysWereDroppedMeanwhile() throws Exception {
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aStateDeclaredLateKeepsItsValuesThroughSnapshotsTakenBeforeItsDeclaration(boolean local)
+            throws Exception {
         KeyedStateBackend first = backend(0, 1, null);
         Handles h = new Handles(first);
         ValueState<Long> late = first.valueState("late", Codecs.LONG);
@@ -369,27 +373,64 @@ public abstract class KeyedStateBackendConformance {
         Handles restored = new Handles(backend(0, 1, null));
         restored.backend.restore(section(first.snapshot()), 0, GROUPS - 1);
         restored.backend.restoreFinished();
-        for (long k = 0; k < 50; k++) { // left with only the undeclared state: dropped
+        for (long k = 0; k < 50; k++) { // left with only the undeclared state: still held
             restored.backend.setCurrentKey(k);
             restored.value.clear();
         }
         restored.backend.setCurrentKey(200L);
-        assertThat(restored.backend.keyCount()).isEqualTo(50);
-
-        restored.backend.setCurrentKey(7L); // dropped, current, and its state declared now
-        ValueState<Long> declared = restored.backend.valueState("late", Codecs.LONG);
-        assertThat(declared.value()).isEqualTo(-7L);
-        restored.value.update(77L); // the key added back, not a second time
+        restored.backend.forEachKey(key -> {});
         assertThat(restored.backend.keyCount()).isEqualTo(100);
+
+        // A checkpoint before the function declares the state, and a restart from it.
+        KeyedStateBackend.KeyedSnapshot before = restored.backend.snapshot();
+        restored.backend.close(true);
+        Handles again = new Handles(backend(0, 1, local ? restored.backend : null));
+        if (!local || !again.backend.restoreLocal(before)) {
+            again.backend.restore(section(before), 0, GROUPS - 1);
+        }
+        again.backend.restoreFinished();
+        assertThat(again.backend.keyCount()).isEqualTo(100);
+
+        again.backend.setCurrentKey(7L); // current, and its state declared now
+        ValueState<Long> declared = again.backend.valueState("late", Codecs.LONG);
+        assertThat(declared.value()).isEqualTo(-7L);
+        again.value.update(77L);
+        assertThat(again.backend.keyCount()).isEqualTo(100);
         List<Object> visited = new ArrayList<>();
-        restored.backend.forEachKey(visited::add);
+        again.backend.forEachKey(visited::add);
         assertThat(visited).hasSize(100).doesNotHaveDuplicates();
         for (long k = 0; k < 100; k++) {
-            restored.backend.setCurrentKey(k);
+            again.backend.setCurrentKey(k);
             assertThat(declared.value()).isEqualTo(-k);
             Long expected = k == 7 ? Long.valueOf(77) : k < 50 ? null : Long.valueOf(k);
-            assertThat(restored.value.value()).isEqualTo(expected);
+            assertThat(again.value.value()).isEqualTo(expected);
         }
+        for (long k = 50; k < 100; k++) { // now declared: clearing both drops the key
+            again.backend.setCurrentKey(k);
+            again.value.clear();
+            declared.clear();
+        }
+        assertThat(again.backend.keyCount()).isEqualTo(50);
+    }
+
+    @Test
+    void aPrefetchChangesNothingWhateverItIsGiven() throws Exception {
+        Handles h = new Handles(backend(0, 1, null));
+        for (long k = 0; k < 70_000; k++) { // enough keys for a backend to act on the hint
+            h.backend.setCurrentKey(k);
+            h.value.update(k * 3);
+        }
+        h.backend.setCurrentKey(5L);
+        Object[] run = {1L, 2L, "x", null, 70_001L, Long.MIN_VALUE, 3, 4L};
+        h.backend.prefetch(run, 0, run.length, 1);
+        h.backend.prefetch(run, 1, run.length, 2);
+        h.backend.prefetch(run, 0, run.length, 0); // no step: ignored, must return
+        h.backend.prefetch(run, 3, 3, 1);
+        assertThat(h.backend.currentKey()).isEqualTo(5L);
+        assertThat(h.value.value()).isEqualTo(15L);
+        assertThat(h.backend.keyCount()).isEqualTo(70_000);
+        h.backend.setCurrentKey(69_999L);
+        assertThat(h.value.value()).isEqualTo(69_999L * 3);
     }
 
     @Test

@@ -57,7 +57,8 @@ public interface KeyedStateBackend extends KeyedStateStore {
      * @param keys holds the keys (and possibly other things between them)
      * @param from index of the first key
      * @param to end of the run, exclusive
-     * @param step distance between two keys in {@code keys}
+     * @param step distance between two keys in {@code keys}, at least 1 (a backend may ignore the
+     *     hint otherwise)
      */
     default void prefetch(Object[] keys, int from, int to, int step) {}
 

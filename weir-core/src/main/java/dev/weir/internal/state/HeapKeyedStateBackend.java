@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -65,7 +66,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
     private final int maxParallelism;
     private final List<Declaration> declarations = new ArrayList<>();
-    private final Map<String, List<PendingValue>> pending = new HashMap<>();
+    private final Map<String, Map<Object, PendingValue>> pending = new HashMap<>();
 
     /** Per restored state not declared yet: the ids of the codecs that wrote it (or null). */
     private final Map<String, String[]> pendingCodecIds = new HashMap<>();
@@ -427,8 +428,8 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
      */
     @Override
     public void prefetch(Object[] keys, int from, int to, int step) {
-        if (!longKeys || slots < PREFETCH_MIN_SLOTS) {
-            return;
+        if (!longKeys || slots < PREFETCH_MIN_SLOTS || step < 1 || from < 0) {
+            return; // small enough to stay cached, or not a run this backend can walk
         }
         long[] slotted = longTable;
         Object[] values = columns.length > 0 ? columns[0] : null;
@@ -524,6 +525,14 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         for (Object[] column : columns) {
             if (column[index] != null) {
                 return false;
+            }
+        }
+        if (!pending.isEmpty()) { // restored values of states not declared yet are state too
+            Object key = keys[index];
+            for (Map<Object, PendingValue> values : pending.values()) {
+                if (values.containsKey(key)) {
+                    return false;
+                }
             }
         }
         return true;
@@ -650,10 +659,10 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         columns[state] = new Object[keys.length];
         checkedClasses = Arrays.copyOf(checkedClasses, state + 1);
         checkedValueClasses = Arrays.copyOf(checkedValueClasses, state + 1);
-        List<PendingValue> restored = pending.remove(name);
+        Map<Object, PendingValue> restored = pending.remove(name);
         if (restored != null) {
             ByteArrayDataInput in = new ByteArrayDataInput();
-            for (PendingValue value : restored) {
+            for (PendingValue value : restored.values()) {
                 checkKind(declaration, value.kind());
                 in.reset(value.bytes(), 0, value.bytes().length);
                 Object key = value.key();
@@ -724,8 +733,8 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                         } else {
                             byte[] bytes =
                                     Arrays.copyOfRange(buffer, offsets[s], offsets[s] + lengths[s]);
-                            pending.computeIfAbsent(raw.names().get(s), n -> new ArrayList<>())
-                                    .add(new PendingValue(key, raw.kinds().get(s), bytes));
+                            pending.computeIfAbsent(raw.names().get(s), n -> new LinkedHashMap<>())
+                                    .put(key, new PendingValue(key, raw.kinds().get(s), bytes));
                         }
                     }
                 });
@@ -758,7 +767,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
      * garbage or fail far from the cause.
      */
     private void checkCodecs(Declaration declaration, String codecId, String valueCodecId) {
-        if (codecId == null) {
+        if (codecId == null || codecId.isEmpty()) {
             return; // written before codec ids were recorded
         }
         String mismatch = null;
@@ -867,8 +876,8 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
      * attempt of this subtask released) where they are large enough, instead of new arrays.
      */
     public boolean restoreFrom(KeyedCopy copy, Spare spare) {
-        if (size != 0 || !pending.isEmpty()) {
-            return false;
+        if (size != 0 || !pending.isEmpty() || copy.undeclared.length > 0) {
+            return false; // a copy holding encoded values of undeclared states: from the files
         }
         if (spare != null && spare.keys.length >= copy.keys.length) {
             adopt(spare, copy.keys.length);
@@ -925,13 +934,13 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
      * from files does: the function may declare it while processing.
      */
     private void holdEncoded(Declaration declaration, Object[] values, int n) {
-        List<PendingValue> held = new ArrayList<>();
+        Map<Object, PendingValue> held = new LinkedHashMap<>();
         ByteArrayDataOutput out = new ByteArrayDataOutput(64);
         for (int i = 0; i < n; i++) {
             if (values[i] != null) {
                 out.reset();
                 StateValues.encode(declaration, values[i], out);
-                held.add(new PendingValue(keys[i], declaration.kind(), out.toByteArray()));
+                held.put(keys[i], new PendingValue(keys[i], declaration.kind(), out.toByteArray()));
             }
         }
         if (!held.isEmpty()) {
@@ -1041,8 +1050,48 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                 Arrays.copyOf(groups, n),
                 copied,
                 maxParallelism,
-                java.util.Set.copyOf(keyClasses));
+                java.util.Set.copyOf(keyClasses),
+                undeclared(n));
     }
+
+    /**
+     * The restored values of states not declared yet, per key index, still encoded: a checkpoint
+     * taken before the function declares them must keep them (a state declared on first use).
+     */
+    private Undeclared[] undeclared(int n) {
+        if (pending.isEmpty()) {
+            return NO_UNDECLARED;
+        }
+        List<Undeclared> states = new ArrayList<>();
+        for (Map.Entry<String, Map<Object, PendingValue>> state : pending.entrySet()) {
+            byte[][] values = new byte[n][];
+            Kind kind = null;
+            for (int i = 0; i < n; i++) {
+                PendingValue value = state.getValue().get(keys[i]);
+                if (value != null) {
+                    values[i] = value.bytes();
+                    kind = value.kind();
+                }
+            }
+            if (kind != null) {
+                String[] ids = pendingCodecIds.get(state.getKey());
+                states.add(
+                        new Undeclared(
+                                state.getKey(),
+                                kind,
+                                ids == null || ids[0] == null ? "" : ids[0],
+                                ids == null || ids[1] == null ? "" : ids[1],
+                                values));
+            }
+        }
+        return states.toArray(NO_UNDECLARED);
+    }
+
+    private static final Undeclared[] NO_UNDECLARED = new Undeclared[0];
+
+    /** A state not declared yet in a copy: its name, kind, codec ids and encoded values. */
+    private record Undeclared(
+            String name, Kind kind, String codecId, String valueCodecId, byte[][] values) {}
 
     /** A point-in-time copy of keyed state, serialisable on any thread. */
     public static final class KeyedCopy implements KeyedSnapshot {
@@ -1052,6 +1101,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         private final Object[][] columns;
         private final int keyGroups;
         private final java.util.Set<Class<?>> keyClasses;
+        private final Undeclared[] undeclared;
 
         KeyedCopy(
                 List<Declaration> declarations,
@@ -1059,7 +1109,9 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                 int[] groups,
                 Object[][] columns,
                 int keyGroups,
-                java.util.Set<Class<?>> keyClasses) {
+                java.util.Set<Class<?>> keyClasses,
+                Undeclared[] undeclared) {
+            this.undeclared = undeclared;
             this.declarations = declarations;
             this.keys = keys;
             this.groups = groups;
@@ -1091,12 +1143,18 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
         private void writeTo(ByteArrayDataOutput out) throws IOException {
             int width = declarations.size();
-            out.writeInt(width);
+            out.writeInt(width + undeclared.length);
             for (Declaration d : declarations) {
                 out.writeUTF(d.name());
                 out.writeByte(d.kind().ordinal());
                 out.writeUTF(d.codec().id());
                 out.writeUTF(d.valueCodec() == null ? "" : d.valueCodec().id());
+            }
+            for (Undeclared u : undeclared) {
+                out.writeUTF(u.name());
+                out.writeByte(u.kind().ordinal());
+                out.writeUTF(u.codecId());
+                out.writeUTF(u.valueCodecId());
             }
             out.writeInt(keys.length);
             int lengthAt = out.size();
@@ -1140,6 +1198,15 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                         StateValues.encode(declarations.get(s), value, scratch);
                         encoded.writeInt(scratch.size());
                         encoded.write(scratch.buffer(), 0, scratch.size());
+                    }
+                }
+                for (Undeclared u : undeclared) {
+                    byte[] value = u.values()[i];
+                    if (value == null) {
+                        encoded.writeInt(-1);
+                    } else {
+                        encoded.writeInt(value.length);
+                        encoded.write(value, 0, value.length);
                     }
                 }
                 ends[i] = encoded.size();
