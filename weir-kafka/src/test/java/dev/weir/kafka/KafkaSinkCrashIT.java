@@ -82,12 +82,36 @@ class KafkaSinkCrashIT {
         assertEveryRecordOnceAndNothingOpen();
     }
 
+    /**
+     * The first kill must leave a prepared transaction in a complete checkpoint, or the restart has
+     * nothing to commit again and never reaches {@code sink.recommit}. Early checkpoints can be
+     * empty (the source's consumer is still starting), so a restart that ran to the end without
+     * reaching the point is checked like any other and the whole scenario runs again on new topics,
+     * killed at a later checkpoint; one of three must land.
+     */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"sink.recommit:1", "sink.before-recover:1"})
     void sigkillDuringRecoveryThenResumeCommitsEveryRecordOnce(String fault) throws Exception {
-        assertThat(runChild("sink.checkpoint-complete-before-commit:5")).isEqualTo(137);
-        assertThat(runChild(fault)).as("killed again during recovery at %s", fault).isEqualTo(137);
-        assertThat(runChild(null)).as(Files.readString(dir.resolve("child.log"))).isZero();
-        assertEveryRecordOnceAndNothingOpen();
+        boolean landed = false;
+        for (int attempt = 0; attempt < 3 && !landed; attempt++) {
+            if (attempt > 0) {
+                topics();
+                dir = Files.createTempDirectory(dir, "attempt-" + attempt);
+            }
+            int first = 5 + 6 * attempt;
+            assertThat(runChild("sink.checkpoint-complete-before-commit:" + first)).isEqualTo(137);
+            int second = runChild(fault);
+            landed = second == 137;
+            if (!landed) {
+                assertThat(second).as(Files.readString(dir.resolve("child.log"))).isZero();
+                assertEveryRecordOnceAndNothingOpen();
+                continue;
+            }
+            assertThat(runChild(null)).as(Files.readString(dir.resolve("child.log"))).isZero();
+            assertEveryRecordOnceAndNothingOpen();
+        }
+        assertThat(landed)
+                .as("killed again during recovery at %s in one of 3 runs", fault)
+                .isTrue();
     }
 }
