@@ -367,7 +367,7 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         TimerService timers = context.timers();
         if (!eventTime) {
             if (opened) {
-                timers.registerProcessingTimeTimer(window.end());
+                timers.registerProcessingTimeTimer(firesAt(window));
             }
             return;
         }

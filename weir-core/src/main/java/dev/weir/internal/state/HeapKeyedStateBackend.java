@@ -53,11 +53,10 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     public record RawEntry(int keyGroup, Object key, byte[][] values) {}
 
     /**
-     * A restored value whose state is not declared yet: its key (not the key's index, which a drop
-     * may change; the key itself may be dropped meanwhile and is added again when the state is
-     * declared), kind, bytes.
+     * A restored value whose state is not declared yet: kind and bytes, held in {@link #pending} by
+     * its key (not the key's index, which a drop may change).
      */
-    private record PendingValue(Object key, Kind kind, byte[] bytes) {}
+    private record PendingValue(Kind kind, byte[] bytes) {}
 
     private static final Object[][] NO_COLUMNS = new Object[0][];
 
@@ -508,15 +507,12 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             return;
         }
         emptied = -1;
+        // The marked key is the current one: only a new current key or a walk (which both come
+        // here first) moves the current index.
         if (index < size && holdsNothing(index) && mayDrop()) {
-            Object key = keys[index];
+            currentKey = keys[index]; // still the current key: a write adds it again
+            current = -1;
             drop(index);
-            if (current == index) {
-                current = -1;
-                currentKey = key; // still the current key: a write adds it again
-            } else if (current == size) {
-                current = index; // the last key, moved into the hole
-            }
         }
     }
 
@@ -662,10 +658,11 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         Map<Object, PendingValue> restored = pending.remove(name);
         if (restored != null) {
             ByteArrayDataInput in = new ByteArrayDataInput();
-            for (PendingValue value : restored.values()) {
+            for (Map.Entry<Object, PendingValue> entry : restored.entrySet()) {
+                PendingValue value = entry.getValue();
                 checkKind(declaration, value.kind());
                 in.reset(value.bytes(), 0, value.bytes().length);
-                Object key = value.key();
+                Object key = entry.getKey();
                 int index = find(key);
                 if (index < 0) {
                     index = insert(key, KeyGroups.keyGroupOf(key, maxParallelism));
@@ -734,7 +731,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                             byte[] bytes =
                                     Arrays.copyOfRange(buffer, offsets[s], offsets[s] + lengths[s]);
                             pending.computeIfAbsent(raw.names().get(s), n -> new LinkedHashMap<>())
-                                    .put(key, new PendingValue(key, raw.kinds().get(s), bytes));
+                                    .put(key, new PendingValue(raw.kinds().get(s), bytes));
                         }
                     }
                 });
@@ -940,7 +937,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             if (values[i] != null) {
                 out.reset();
                 StateValues.encode(declaration, values[i], out);
-                held.put(keys[i], new PendingValue(keys[i], declaration.kind(), out.toByteArray()));
+                held.put(keys[i], new PendingValue(declaration.kind(), out.toByteArray()));
             }
         }
         if (!held.isEmpty()) {
