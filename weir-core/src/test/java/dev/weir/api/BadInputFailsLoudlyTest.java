@@ -271,9 +271,21 @@ class BadInputFailsLoudlyTest {
             Thread.onSpinWait();
         }
         // The checkpoint directory turns into a file: no checkpoint directory can be created in
-        // it (permissions would not stop a test running as root).
-        Files.move(chk, dir.resolve("chk-moved"));
-        Files.writeString(chk, "not a directory");
+        // it (permissions would not stop a test running as root). The running job may create the
+        // directory again between the two moves; then it is moved away again.
+        Path blocker = Files.writeString(dir.resolve("blocker"), "not a directory");
+        for (int attempt = 0; !Files.isRegularFile(chk); attempt++) {
+            try {
+                Files.move(chk, dir.resolve("chk-moved-" + attempt));
+            } catch (java.nio.file.NoSuchFileException gone) {
+                // not there at this instant: the blocker can take its place
+            }
+            try {
+                Files.move(blocker, chk);
+            } catch (java.nio.file.FileAlreadyExistsException recreated) {
+                // the job made the directory again: move it away once more
+            }
+        }
 
         assertThatThrownBy(() -> job.await(Duration.ofMinutes(1)))
                 .isInstanceOf(JobFailedException.class)
