@@ -119,6 +119,15 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     /** What the last {@link #prefetch} loaded, summed: kept so that its loads are not dead code. */
     private long prefetched;
 
+    /**
+     * The state read or written last: the column {@link #prefetch} loads values from. The
+     * operator's timer lists are declared first and are mostly empty, so the first column would
+     * load lines of nulls while the function's own state, read on every record, waited for its
+     * misses one by one. An {@code int} store per access: no collector barrier (design 009, rule
+     * 1).
+     */
+    private int hotColumn;
+
     /** Slots in the table in use (a power of two). */
     private int slots;
 
@@ -421,9 +430,9 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     }
 
     /**
-     * Loads the table slots (and the first state's values) of long keys about to be made current,
-     * once the table is too large to stay in the caches: independent loads, so that their misses
-     * overlap, where each lookup in turn would wait for its own.
+     * Loads the table slots (and the values of the state used last) of long keys about to be made
+     * current, once the table is too large to stay in the caches: independent loads, so that their
+     * misses overlap, where each lookup in turn would wait for its own.
      */
     @Override
     public void prefetch(Object[] keys, int from, int to, int step) {
@@ -431,7 +440,8 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             return; // small enough to stay cached, or not a run this backend can walk
         }
         long[] slotted = longTable;
-        Object[] values = columns.length > 0 ? columns[0] : null;
+        int hot = hotColumn;
+        Object[] values = hot < columns.length ? columns[hot] : null;
         long loaded = 0;
         for (int i = from; i < to; i += step) {
             if (keys[i] instanceof Long number) {
@@ -481,11 +491,13 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     }
 
     private Object read(int state) {
+        hotColumn = state;
         int index = current;
         return index < 0 ? null : columns[state][index];
     }
 
     private void write(int state, Object value) {
+        hotColumn = state;
         int index = currentForWrite(); // first: it may grow the columns
         columns[state][index] = value;
     }
@@ -1282,6 +1294,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
             @SuppressWarnings("unchecked")
             private Map<K, V> mapForWrite() {
+                hotColumn = index;
                 int key = currentForWrite();
                 Map<K, V> map = (Map<K, V>) columns[index][key];
                 if (map == null) {
@@ -1362,6 +1375,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                 if (value.getClass() != checkedClasses[index]) {
                     checkWritable(index, value, false);
                 }
+                hotColumn = index;
                 int key = currentForWrite();
                 List<T> list = (List<T>) columns[index][key];
                 if (list == null) {
