@@ -104,4 +104,81 @@ class TimerQueueTest {
             }
         }
     }
+
+    /**
+     * The queue against the same model where the first test does not go: keys of equal value and
+     * different class ({@code 5L} and {@code 5}), registrations at or before the time already
+     * polled (a new timer each), a clock that goes back a little (the processing clock may),
+     * registrations and deletions between two sets of one firing, and tens of thousands of keys.
+     */
+    @Test
+    void equalValuesOfOtherClassesLateTimesAndChangesWhileFiring() {
+        Random random = new Random(18);
+        for (int round = 0; round < 24; round++) {
+            TimerQueue queue = new TimerQueue();
+            TreeMap<Long, LinkedHashSet<Object>> model = new TreeMap<>();
+            int modelSize = 0;
+            long clock = 0;
+            int times = 1 + random.nextInt(round < 8 ? 4 : 60);
+            int keys = 1 + random.nextInt(round % 3 == 0 ? 8 : round % 3 == 1 ? 3_000 : 40_000);
+            for (int step = 0; step < 30_000; step++) {
+                int op = random.nextInt(100);
+                // Around the clock: some at or before what was polled.
+                long time = clock - 2 + random.nextInt(times + 3);
+                long value = random.nextInt(keys);
+                Object key = random.nextInt(8) == 0 ? (Object) (int) value : (Object) value;
+                if (op < 60) {
+                    boolean added =
+                            model.computeIfAbsent(time, t -> new LinkedHashSet<>()).add(key);
+                    modelSize += added ? 1 : 0;
+                    assertThat(queue.add(time, key)).as("add %s at %d", key, time).isEqualTo(added);
+                } else if (op < 85) {
+                    LinkedHashSet<Object> at = model.get(time);
+                    boolean removed = at != null && at.remove(key);
+                    modelSize -= removed ? 1 : 0;
+                    assertThat(queue.delete(time, key)).isEqualTo(removed);
+                } else if (op < 90) {
+                    LinkedHashSet<Object> at = model.get(time);
+                    assertThat(queue.contains(time, key)).isEqualTo(at != null && at.contains(key));
+                } else {
+                    // The clock moves on, or back by a little (a processing clock may).
+                    clock += random.nextInt(times + 1) - (random.nextInt(4) == 0 ? 2 : 0);
+                    TimerQueue.KeySet due;
+                    while ((due = queue.pollDue(clock)) != null) {
+                        Map.Entry<Long, LinkedHashSet<Object>> first = model.firstEntry();
+                        while (first.getValue().isEmpty()) {
+                            model.remove(first.getKey());
+                            first = model.firstEntry();
+                        }
+                        assertThat(due.time).isEqualTo(first.getKey());
+                        List<Object> fired = new ArrayList<>();
+                        for (int i = 0; i < due.end; i++) {
+                            if (due.keys[i] != null) {
+                                fired.add(due.keys[i]);
+                            }
+                        }
+                        assertThat(fired).containsExactlyElementsOf(first.getValue());
+                        modelSize -= fired.size();
+                        model.remove(first.getKey());
+                        // While a set fires: register its own time again and delete one of its
+                        // keys.
+                        if (!fired.isEmpty() && random.nextBoolean()) {
+                            Object again = fired.get(random.nextInt(fired.size()));
+                            boolean added =
+                                    model.computeIfAbsent(due.time, t -> new LinkedHashSet<>())
+                                            .add(again);
+                            modelSize += added ? 1 : 0;
+                            assertThat(queue.add(due.time, again)).isEqualTo(added);
+                            assertThat(queue.delete(due.time, fired.get(0)))
+                                    .isEqualTo(model.get(due.time).remove(fired.get(0)));
+                            modelSize -= again.equals(fired.get(0)) ? 1 : 0;
+                        }
+                        queue.recycle(due);
+                    }
+                    model.headMap(clock, true).values().removeIf(LinkedHashSet::isEmpty);
+                }
+                assertThat(queue.size()).isEqualTo(modelSize);
+            }
+        }
+    }
 }
