@@ -103,6 +103,15 @@ public final class CompareBench implements Callable<Integer> {
     List<String> nexmark = new ArrayList<>();
 
     @Option(
+            names = "--warm",
+            description =
+                    "Measure each throughput run as the second of two in its JVM, both engines"
+                            + " alike: the first run pays the JIT's compilation and the first touch"
+                            + " of the young generation, the second is the steady state (default:"
+                            + " one cold run per JVM, the figures the issues quote).")
+    boolean warm;
+
+    @Option(
             names = "--nexmark-n",
             description = "Events of each Nexmark run (default ${DEFAULT-VALUE}).")
     long nexmarkN = 10_000_000;
@@ -305,7 +314,7 @@ public final class CompareBench implements Callable<Integer> {
             summary.add(
                     String.format(
                             Locale.ROOT,
-                            "compare job=%s mode=%s K=%s weir=%.0f flink=%.0f ratio=%.2f%s jvm=%s",
+                            "compare job=%s mode=%s K=%s weir=%.0f flink=%.0f ratio=%.2f%s jvm=%s%s",
                             row.job(),
                             row.mode(),
                             keys(row),
@@ -313,7 +322,8 @@ public final class CompareBench implements Callable<Integer> {
                             f,
                             w / f,
                             time ? " unit=ms" : "",
-                            name));
+                            name,
+                            warm && !time ? " warm" : ""));
             System.out.println(summary.get(summary.size() - 1));
         }
     }
@@ -322,10 +332,11 @@ public final class CompareBench implements Callable<Integer> {
             throws Exception {
         System.out.printf(
                 Locale.ROOT,
-                "%nMedians of %d runs per engine, each in a fresh JVM (%s), P=%d, N=%d"
+                "%nMedians of %d runs per engine, each in a fresh JVM%s (%s), P=%d, N=%d"
                         + " (Nexmark rows: %d events); throughput in records/s (Weir/Flink > 1:"
                         + " Weir faster), recovery in ms (Weir/Flink < 1: Weir faster).%n%n",
                 runs,
+                warm ? " after a first run in it (--warm: steady state)" : "",
                 chosen,
                 p,
                 n,
@@ -378,11 +389,21 @@ public final class CompareBench implements Callable<Integer> {
         }
     }
 
-    private double runOnceUncounted(String command, Row row) throws Exception {
+    /** The arguments of one run of {@code command} for {@code row}. */
+    List<String> argsFor(String command, Row row) {
         List<String> args = new ArrayList<>();
         args.add(command);
         args.addAll(row.args());
-        Map<String, String> fields = runFresh(flags, args);
+        if (warm && row.metric().equals("records_per_s")) {
+            // runFresh reads the last run's line: the second, warm one.
+            args.add("--runs");
+            args.add("2");
+        }
+        return args;
+    }
+
+    private double runOnceUncounted(String command, Row row) throws Exception {
+        Map<String, String> fields = runFresh(flags, argsFor(command, row));
         if (row.job().startsWith("nexmark-")) {
             String first = nexmarkOutputs.putIfAbsent(row.job(), fields.get("outputs"));
             if (first != null && !first.equals(fields.get("outputs"))) {

@@ -1,0 +1,33 @@
+package dev.weir.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CompareBenchTest {
+    private static CompareBench.Row row(String job) {
+        return new CompareBench()
+                .rows().stream().filter(r -> r.job().equals(job)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void coldByDefaultOneRunPerJvm() {
+        CompareBench compare = new CompareBench();
+        List<String> args = compare.argsFor("keyed-sum", row("keyed-sum"));
+        assertThat(args).first().isEqualTo("keyed-sum");
+        assertThat(args).doesNotContain("--runs");
+    }
+
+    @Test
+    void warmMeasuresTheSecondRunOfThroughputRowsOfBothEngines() {
+        CompareBench compare = new CompareBench();
+        compare.warm = true;
+        for (String command : List.of("keyed-sum", "flink-keyed-sum")) {
+            List<String> args = compare.argsFor(command, row("multi-stage"));
+            assertThat(args.subList(args.size() - 2, args.size())).containsExactly("--runs", "2");
+        }
+        // A recovery row times one failure: it stays a single run.
+        assertThat(compare.argsFor("keyed-sum", row("recovery"))).doesNotContain("--runs");
+    }
+}
