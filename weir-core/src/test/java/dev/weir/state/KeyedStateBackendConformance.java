@@ -532,6 +532,142 @@ public abstract class KeyedStateBackendConformance {
         assertHolds(new Handles(roundTrip(h.backend)), held, values, maps, lists, keyKind);
     }
 
+    /** What a backend should hold: each key's value, map and list. */
+    record Model(
+            Map<Object, Long> values,
+            Map<Object, Map<String, Long>> maps,
+            Map<Object, List<String>> lists) {
+        Model() {
+            this(new HashMap<>(), new HashMap<>(), new HashMap<>());
+        }
+
+        /** A deep copy: the model at this moment. */
+        Model copy() {
+            Map<Object, Map<String, Long>> m = new HashMap<>();
+            maps.forEach((k, v) -> m.put(k, new HashMap<>(v)));
+            Map<Object, List<String>> l = new HashMap<>();
+            lists.forEach((k, v) -> l.put(k, new ArrayList<>(v)));
+            return new Model(new HashMap<>(values), m, l);
+        }
+
+        Set<Object> held() {
+            Set<Object> held = new HashSet<>(values.keySet());
+            held.addAll(maps.keySet());
+            held.addAll(lists.keySet());
+            return held;
+        }
+    }
+
+    /**
+     * Snapshots are taken along the way and kept while the state goes on changing, as a checkpoint
+     * is written while the task runs: each, written out at the end, holds its own moment. Some are
+     * restored locally (the snapshot object itself, which a later local restore uses again) and the
+     * state goes on from there, or goes on from a restore of its files. Views asked for in a step
+     * see that step's later changes.
+     */
+    @Property(tries = 40)
+    void snapshotsKeptWhileTheStateGoesOnHoldTheirMoment(
+            @ForAll long seed,
+            @ForAll @IntRange(min = 3, max = 200) int keySpace,
+            @ForAll @IntRange(min = 0, max = 1) int keyKind)
+            throws Exception {
+        Random random = new Random(seed);
+        Handles h = new Handles(backend(0, 1, null));
+        Model model = new Model();
+        List<KeyedStateBackend.KeyedSnapshot> snapshots = new ArrayList<>();
+        List<Model> moments = new ArrayList<>();
+        for (int step = 0; step < 3_000; step++) {
+            Object key = keyOf(random.nextInt(keySpace), keyKind, 0);
+            h.backend.setCurrentKey(key);
+            int op = random.nextInt(100);
+            if (op < 15) {
+                long value = random.nextLong();
+                h.value.update(value);
+                model.values().put(key, value);
+            } else if (op < 20) {
+                h.value.clear();
+                model.values().remove(key);
+            } else if (op < 40) {
+                String userKey = "m" + random.nextInt(4);
+                Map<String, Long> view = h.map.entries();
+                h.map.put(userKey, (long) step);
+                model.maps().computeIfAbsent(key, k -> new HashMap<>()).put(userKey, (long) step);
+                if (!view.isEmpty()) { // an empty map's view is no map yet
+                    assertThat(view)
+                            .as("a view asked for before a put")
+                            .containsEntry(userKey, (long) step);
+                }
+            } else if (op < 52) {
+                String userKey = "m" + random.nextInt(4);
+                h.map.remove(userKey);
+                Map<String, Long> map = model.maps().get(key);
+                if (map != null) {
+                    map.remove(userKey);
+                    if (map.isEmpty()) {
+                        model.maps().remove(key);
+                    }
+                }
+            } else if (op < 72) {
+                List<String> view = h.list.get();
+                h.list.add("l" + step);
+                model.lists().computeIfAbsent(key, k -> new ArrayList<>()).add("l" + step);
+                if (!view.isEmpty()) { // an empty list's view is no list yet
+                    assertThat(view).as("a view asked for before an add").endsWith("l" + step);
+                }
+            } else if (op < 78) {
+                List<String> list = new ArrayList<>(h.list.get());
+                if (!list.isEmpty()) {
+                    list.remove(random.nextInt(list.size()));
+                }
+                list.add("u" + step);
+                h.list.update(list);
+                model.lists().put(key, list);
+            } else if (op < 82) {
+                h.list.clear();
+                model.lists().remove(key);
+            } else if (op < 92) {
+                snapshots.add(h.backend.snapshot());
+                moments.add(model.copy());
+            } else if (op < 94 && !snapshots.isEmpty()) {
+                // Local recovery from a kept snapshot, then on from there.
+                int back = random.nextInt(snapshots.size());
+                h.backend.close(true);
+                KeyedStateBackend next = backend(0, 1, h.backend);
+                Handles restored = new Handles(next);
+                assertThat(next.restoreLocal(snapshots.get(back))).isTrue();
+                next.restoreFinished();
+                h = restored;
+                model = moments.get(back).copy();
+                assertModel(h, model);
+            } else if (op < 96) {
+                h = new Handles(roundTrip(h.backend)); // on from the files: decoded state
+            }
+        }
+        assertModel(h, model);
+        for (int i = 0; i < snapshots.size(); i++) {
+            KeyedStateBackend fresh = backend(0, 1, null);
+            Handles restored = new Handles(fresh);
+            fresh.restore(section(snapshots.get(i)), 0, GROUPS - 1);
+            fresh.restoreFinished();
+            assertModel(restored, moments.get(i));
+        }
+    }
+
+    private static void assertModel(Handles h, Model model) {
+        Set<Object> held = model.held();
+        assertThat(h.backend.keyCount()).isEqualTo(held.size());
+        for (Object key : held) {
+            h.backend.setCurrentKey(key);
+            assertThat(h.value.value()).as("value of %s", key).isEqualTo(model.values().get(key));
+            assertThat(h.map.entries())
+                    .as("map of %s", key)
+                    .isEqualTo(model.maps().getOrDefault(key, Map.of()));
+            assertThat(h.list.get())
+                    .as("list of %s", key)
+                    .isEqualTo(model.lists().getOrDefault(key, List.of()));
+        }
+    }
+
     /**
      * Key {@code n} of the kind: 0 longs, 1 strings, 2 longs and, after step 2,000, odd strings.
      */

@@ -19,7 +19,9 @@ public interface ListState<T> {
     /**
      * Returns a read-only view of the current key's list (empty if none).
      *
-     * @return the list in insertion order; a view that sees later changes to this key's list
+     * @return the list in insertion order; a view that sees later changes to this key's list, for
+     *     the record or timer that asked for it: once a checkpoint has been taken, the key's next
+     *     change may go to a copy the view does not see
      */
     List<T> get();
 

@@ -46,7 +46,10 @@ public interface MapState<UK, UV> {
      *
      * @return the map, in no particular order; a view that sees later changes to this key's map
      *     until the map is emptied or cleared (an empty map is no state: the backend may drop it,
-     *     and the key with it when it holds no other state), after which ask again
+     *     and the key with it when it holds no other state), after which ask again. A view is for
+     *     the record or timer that asked for it: once a checkpoint has been taken, the key's next
+     *     change may go to a copy the view does not see (a checkpoint keeps the map as it was
+     *     without copying every key's)
      */
     Map<UK, UV> entries();
 

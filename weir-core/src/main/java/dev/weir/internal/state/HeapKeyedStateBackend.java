@@ -128,6 +128,16 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
      */
     private int hotColumn;
 
+    /**
+     * The token of the maps and lists this backend may change in place ({@link StateMap#owner},
+     * {@link StateList#owner}). A snapshot shares every map and list with the live state and takes
+     * a new token; a container is copied before its first change after that, so the snapshot's
+     * stays as it was and the copy costs only the keys that change (what Flink's copy-on-write
+     * state map does). The same on a restore from a local copy, which must stay intact for the
+     * next.
+     */
+    private Object token = new Object();
+
     /** Slots in the table in use (a power of two). */
     private int slots;
 
@@ -496,6 +506,38 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         return index < 0 ? null : columns[state][index];
     }
 
+    /**
+     * The current key's map or list of {@code state}, which this backend may change in place: a map
+     * or list a snapshot shares (or one decoded from a checkpoint) is first replaced by a copy of
+     * it. Null if the key holds none.
+     */
+    private Object owned(int state) {
+        int index = current;
+        if (index < 0) {
+            return null;
+        }
+        Object held = columns[state][index];
+        if (held instanceof StateMap<?, ?> map) {
+            if (map.owner == token) {
+                return map;
+            }
+            held = new StateMap<>(map, token);
+        } else if (held instanceof StateList<?> list) {
+            if (list.owner == token) {
+                return list;
+            }
+            held = new StateList<>(list, token);
+        } else if (held instanceof Map<?, ?> map) {
+            held = new StateMap<>(map, token);
+        } else if (held instanceof List<?> list) {
+            held = new StateList<>(list, token);
+        } else {
+            return held; // null
+        }
+        columns[state][index] = held;
+        return held;
+    }
+
     private void write(int state, Object value) {
         hotColumn = state;
         int index = currentForWrite(); // first: it may grow the columns
@@ -759,17 +801,6 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         return -1;
     }
 
-    /** Replaces each map or list among the first {@code n} values by a copy of it. */
-    private static void copyContainers(Object[] values, int n) {
-        for (int i = 0; i < n; i++) {
-            if (values[i] instanceof Map<?, ?> map) {
-                values[i] = new StateMap<>(map);
-            } else if (values[i] instanceof List<?> list) {
-                values[i] = new ArrayList<>(list);
-            }
-        }
-    }
-
     /**
      * Refuses a restored state whose codecs (ids as recorded in the checkpoint, null if not
      * recorded) the declared codecs cannot read: decoding one format with another would restore
@@ -912,12 +943,11 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                 holdEncoded(copy.declarations.get(s), copy.columns[s], n);
                 continue;
             }
-            Object[] values = columns[column[s]];
-            System.arraycopy(copy.columns[s], 0, values, 0, n);
-            if (copy.declarations.get(s).kind() != Kind.VALUE) {
-                copyContainers(values, n);
-            }
+            System.arraycopy(copy.columns[s], 0, columns[column[s]], 0, n);
         }
+        // The copy's maps and lists carry tokens of the time it was taken, which its backend left
+        // behind then; a new token here too, so that none of them is ever taken for this one's.
+        token = new Object();
         size = n;
         longKeys = allLongs(keys, n);
         rebuildTable(slots);
@@ -1047,12 +1077,9 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         int n = size;
         Object[][] copied = new Object[declarations.size()][];
         for (int s = 0; s < copied.length; s++) {
-            Object[] values = Arrays.copyOf(columns[s], n);
-            if (declarations.get(s).kind() != Kind.VALUE) {
-                copyContainers(values, n);
-            }
-            copied[s] = values;
+            copied[s] = Arrays.copyOf(columns[s], n);
         }
+        token = new Object(); // every map and list is now shared with the copy
         return new KeyedCopy(
                 List.copyOf(declarations),
                 Arrays.copyOf(keys, n),
@@ -1296,9 +1323,9 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             private Map<K, V> mapForWrite() {
                 hotColumn = index;
                 int key = currentForWrite();
-                Map<K, V> map = (Map<K, V>) columns[index][key];
+                Map<K, V> map = (Map<K, V>) owned(index);
                 if (map == null) {
-                    map = new StateMap<>();
+                    map = new StateMap<>(token);
                     columns[index][key] = map;
                 }
                 return map;
@@ -1326,9 +1353,15 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             }
 
             @Override
+            @SuppressWarnings("unchecked")
             public void remove(K userKey) {
                 Map<K, V> map = map();
-                if (map != null && map.remove(userKey) != null && map.isEmpty()) {
+                if (map == null || !map.containsKey(userKey)) {
+                    return; // nothing to remove: a shared map stays shared
+                }
+                map = (Map<K, V>) owned(index);
+                map.remove(userKey);
+                if (map.isEmpty()) {
                     clearValue(index); // an empty map is no state: the key may go
                 }
             }
@@ -1340,8 +1373,11 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             }
 
             @Override
+            @SuppressWarnings("unchecked")
             public Map<K, V> entries() {
-                Map<K, V> map = map();
+                // Owned: the view must see this key's later changes, which go to the owned map.
+                hotColumn = index;
+                Map<K, V> map = (Map<K, V>) owned(index);
                 if (map == null) {
                     return Map.of();
                 }
@@ -1361,11 +1397,6 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     public <T> ListState<T> listState(String name, Codec<T> codec) {
         int index = declare(name, Kind.LIST, codec, null);
         return new ListState<>() {
-            @SuppressWarnings("unchecked")
-            private List<T> list() {
-                return (List<T>) read(index);
-            }
-
             @Override
             @SuppressWarnings("unchecked")
             public void add(T value) {
@@ -1377,17 +1408,20 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                 }
                 hotColumn = index;
                 int key = currentForWrite();
-                List<T> list = (List<T>) columns[index][key];
+                List<T> list = (List<T>) owned(index);
                 if (list == null) {
-                    list = new ArrayList<>();
+                    list = new StateList<>(token);
                     columns[index][key] = list;
                 }
                 list.add(value);
             }
 
             @Override
+            @SuppressWarnings("unchecked")
             public List<T> get() {
-                List<T> list = list();
+                // Owned: the view must see this key's later adds, which go to the owned list.
+                hotColumn = index;
+                List<T> list = (List<T>) owned(index);
                 return list == null ? List.of() : Collections.unmodifiableList(list);
             }
 
@@ -1405,7 +1439,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                 if (values.isEmpty()) {
                     clearValue(index); // an empty list is no state: the key may go
                 } else {
-                    write(index, new ArrayList<>(values));
+                    write(index, new StateList<>(values, token));
                 }
             }
 
