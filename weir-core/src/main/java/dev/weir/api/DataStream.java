@@ -134,6 +134,12 @@ public class DataStream<T> {
      * Partitions the stream by key: records with equal keys go to the same subtask of the next
      * step, and that step can keep state per key.
      *
+     * <p>Keep the keys of one class. A restored step refuses a key of a class its checkpoint held
+     * none of, because that is what a changed key selector looks like (its state would be
+     * orphaned): a selector that returns keys of several classes (a {@code Long} here, a {@code
+     * String} there, or records of a sealed interface) cannot recover from a checkpoint taken
+     * before its second class first appeared. Wrap such keys in one class (a record, or a string).
+     *
      * @param <K> the type of the key; it needs a consistent {@code equals} and {@code hashCode}
      * @param keySelector extracts the key; must return the same key for the same record every time
      * @return the keyed stream, for a keyed step to follow

@@ -202,7 +202,8 @@ class RestoreRefusalsTest {
                 .cause()
                 .isInstanceOf(UnrecoverableException.class)
                 .hasMessageContaining("keys are of type java.lang.Long")
-                .hasMessageContaining("java.lang.String");
+                .hasMessageContaining("java.lang.String")
+                .hasMessageContaining("wrap keys of several classes in one");
     }
 
     @Test

@@ -325,9 +325,13 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                             + names(keyClasses)
                             + ", but a key of type "
                             + type.getName()
-                            + " arrived: the key selector changed, and the restored state would be"
-                            + " orphaned. Keep the key type, or start this step's state afresh"
-                            + " under another step name with Pipeline.allowNonRestoredState(true)");
+                            + " arrived: either the key selector changed, and the restored state"
+                            + " would be orphaned, or it returns keys of several classes and this"
+                            + " checkpoint was taken before the new one first appeared (the two"
+                            + " cannot be told apart). Keep the key type (wrap keys of several"
+                            + " classes in one: a record, or a string), or start this step's state"
+                            + " afresh under another step name with"
+                            + " Pipeline.allowNonRestoredState(true)");
         }
         keyClasses.add(type);
     }
