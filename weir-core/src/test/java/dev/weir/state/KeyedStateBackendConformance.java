@@ -471,9 +471,10 @@ public abstract class KeyedStateBackendConformance {
             throws Exception {
         Random random = new Random(seed);
         Handles h = new Handles(backend(0, 1, null));
-        Map<Object, Long> values = new HashMap<>();
-        Map<Object, Map<String, Long>> maps = new HashMap<>();
-        Map<Object, List<String>> lists = new HashMap<>();
+        Model model = new Model();
+        Map<Object, Long> values = model.values();
+        Map<Object, Map<String, Long>> maps = model.maps();
+        Map<Object, List<String>> lists = model.lists();
         for (int step = 0; step < 4_000; step++) {
             Object key = keyOf(random.nextInt(keySpace), keyKind, step);
             h.backend.setCurrentKey(key);
@@ -525,11 +526,8 @@ public abstract class KeyedStateBackendConformance {
                 values.keySet().removeIf(k -> number(k) % modulus == 0);
             }
         }
-        Set<Object> held = new HashSet<>(values.keySet());
-        held.addAll(maps.keySet());
-        held.addAll(lists.keySet());
-        assertHolds(h, held, values, maps, lists, keyKind);
-        assertHolds(new Handles(roundTrip(h.backend)), held, values, maps, lists, keyKind);
+        assertHolds(h, model, keyKind);
+        assertHolds(new Handles(roundTrip(h.backend)), model, keyKind);
     }
 
     /** What a backend should hold: each key's value, map and list. */
@@ -657,15 +655,20 @@ public abstract class KeyedStateBackendConformance {
         Set<Object> held = model.held();
         assertThat(h.backend.keyCount()).isEqualTo(held.size());
         for (Object key : held) {
-            h.backend.setCurrentKey(key);
-            assertThat(h.value.value()).as("value of %s", key).isEqualTo(model.values().get(key));
-            assertThat(h.map.entries())
-                    .as("map of %s", key)
-                    .isEqualTo(model.maps().getOrDefault(key, Map.of()));
-            assertThat(h.list.get())
-                    .as("list of %s", key)
-                    .isEqualTo(model.lists().getOrDefault(key, List.of()));
+            assertKey(h, model, key);
         }
+    }
+
+    /** What {@code key} reads: the model's value, map and list of it, or none. */
+    private static void assertKey(Handles h, Model model, Object key) {
+        h.backend.setCurrentKey(key);
+        assertThat(h.value.value()).as("value of %s", key).isEqualTo(model.values().get(key));
+        assertThat(h.map.entries())
+                .as("map of %s", key)
+                .isEqualTo(model.maps().getOrDefault(key, Map.of()));
+        assertThat(h.list.get())
+                .as("list of %s", key)
+                .isEqualTo(model.lists().getOrDefault(key, List.of()));
     }
 
     /**
@@ -689,28 +692,16 @@ public abstract class KeyedStateBackendConformance {
         return restored;
     }
 
-    private static void assertHolds(
-            Handles h,
-            Set<Object> held,
-            Map<Object, Long> values,
-            Map<Object, Map<String, Long>> maps,
-            Map<Object, List<String>> lists,
-            int keyKind)
-            throws Exception {
+    /** The model's keys are counted and visited, and every key of the space reads as it says. */
+    private static void assertHolds(Handles h, Model model, int keyKind) throws Exception {
+        Set<Object> held = model.held();
         assertThat(h.backend.keyCount()).isEqualTo(held.size());
         Set<Object> visited = new HashSet<>();
         h.backend.forEachKey(visited::add);
         assertThat(visited).isEqualTo(held);
         for (long n = 0; n < 300; n++) {
             for (Object key : List.of(keyOf(n, keyKind, 0), keyOf(n, keyKind, 4_000))) {
-                h.backend.setCurrentKey(key);
-                assertThat(h.value.value()).as("value of %s", key).isEqualTo(values.get(key));
-                assertThat(h.map.entries())
-                        .as("map of %s", key)
-                        .isEqualTo(maps.getOrDefault(key, Map.of()));
-                assertThat(h.list.get())
-                        .as("list of %s", key)
-                        .isEqualTo(lists.getOrDefault(key, List.of()));
+                assertKey(h, model, key);
             }
         }
     }

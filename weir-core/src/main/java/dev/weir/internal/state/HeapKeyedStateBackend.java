@@ -512,10 +512,12 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
     /**
      * The current key's map or list of {@code state}, which this backend may change in place: a map
-     * or list a snapshot shares (or one decoded from a checkpoint) is first replaced by a copy of
-     * it. Null if the key holds none.
+     * or list a snapshot shares (or one decoded from a checkpoint, which has no owner) is first
+     * replaced by a copy of it. Null if the key holds none. Every map and list state holds is a
+     * {@link StateMap} or a {@link StateList}.
      */
     private Object owned(int state) {
+        hotColumn = state;
         int index = current;
         if (index < 0) {
             return null;
@@ -531,12 +533,8 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                 return list;
             }
             held = new StateList<>(list, token);
-        } else if (held instanceof Map<?, ?> map) {
-            held = new StateMap<>(map, token);
-        } else if (held instanceof List<?> list) {
-            held = new StateList<>(list, token);
         } else {
-            return held; // null
+            return null; // the key holds none
         }
         columns[state][index] = held;
         return held;
@@ -1325,7 +1323,6 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
             @SuppressWarnings("unchecked")
             private Map<K, V> mapForWrite() {
-                hotColumn = index;
                 int key = currentForWrite();
                 Map<K, V> map = (Map<K, V>) owned(index);
                 if (map == null) {
@@ -1380,14 +1377,8 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             @SuppressWarnings("unchecked")
             public Map<K, V> entries() {
                 // Owned: the view must see this key's later changes, which go to the owned map.
-                hotColumn = index;
-                Map<K, V> map = (Map<K, V>) owned(index);
-                if (map == null) {
-                    return Map.of();
-                }
-                return map instanceof StateMap<K, V> state
-                        ? state.readOnly()
-                        : Collections.unmodifiableMap(map);
+                StateMap<K, V> map = (StateMap<K, V>) owned(index);
+                return map == null ? Map.of() : map.readOnly();
             }
 
             @Override
@@ -1410,7 +1401,6 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                 if (value.getClass() != checkedClasses[index]) {
                     checkWritable(index, value, false);
                 }
-                hotColumn = index;
                 int key = currentForWrite();
                 List<T> list = (List<T>) owned(index);
                 if (list == null) {
@@ -1424,7 +1414,6 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             @SuppressWarnings("unchecked")
             public List<T> get() {
                 // Owned: the view must see this key's later adds, which go to the owned list.
-                hotColumn = index;
                 List<T> list = (List<T>) owned(index);
                 return list == null ? List.of() : Collections.unmodifiableList(list);
             }

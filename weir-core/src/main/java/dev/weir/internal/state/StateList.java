@@ -10,7 +10,7 @@ import java.util.Collection;
 final class StateList<T> extends ArrayList<T> {
     private static final long serialVersionUID = 1L;
 
-    /** The token of the backend that may change this list. */
+    /** The token of the backend that may change this list; null if none (decoded). */
     final transient Object owner;
 
     StateList(Object owner) {

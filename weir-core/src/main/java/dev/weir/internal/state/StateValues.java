@@ -3,7 +3,6 @@ package dev.weir.internal.state;
 import dev.weir.internal.state.HeapKeyedStateBackend.Declaration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -60,7 +59,7 @@ final class StateValues {
                     return map;
                 default:
                     int length = in.readInt();
-                    List<Object> list = new ArrayList<>();
+                    List<Object> list = new StateList<>(null);
                     for (int i = 0; i < length; i++) {
                         list.add(declaration.codec().decode(in));
                     }
