@@ -50,6 +50,8 @@ public record PipelinePlan(String name, List<Step> steps, Settings settings) {
      * @param workerThreads threads running cooperative tasks
      * @param maxIdleParkNanos longest park of an idle worker
      * @param autoWatermarkMillis periodic watermark interval
+     * @param watermarkAlignmentMillis how far a source subtask may run ahead of its siblings in
+     *     event time (0: no alignment)
      * @param checkpoints checkpointing
      * @param restartStrategy what to do on failure
      * @param listener hears checkpoints, failures and restores
@@ -71,6 +73,7 @@ public record PipelinePlan(String name, List<Step> steps, Settings settings) {
             int workerThreads,
             long maxIdleParkNanos,
             long autoWatermarkMillis,
+            long watermarkAlignmentMillis,
             CheckpointConfig checkpoints,
             RestartStrategy restartStrategy,
             JobListener listener,

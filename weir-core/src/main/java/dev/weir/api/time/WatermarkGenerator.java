@@ -7,7 +7,7 @@ package dev.weir.api.time;
  *
  * On one task, one call at a time: {@link #onEvent} for each record after its timestamp is
  * assigned; {@link #onPeriodicEmit} every {@code Pipeline.autoWatermarkInterval} of processing time
- * (default 200 ms). Either may emit a watermark; a watermark lower than one already emitted is
+ * (default 50 ms). Either may emit a watermark; a watermark lower than one already emitted is
  * ignored. Its state is not checkpointed: after a restore it starts afresh, and the runtime never
  * lets the emitted watermark go back.
  *

@@ -123,8 +123,13 @@ public final class Execution {
         this.eventTime = graph.usesEventTime();
         SpscChannel[][][] channels = createChannels(graph);
         for (Vertex vertex : graph.vertices()) {
+            SourceAlignment aligned = alignment(vertex);
             for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
-                tasks.add(buildTask(vertex, subtask, channels, settings.clock()::nanoTime));
+                Task task = buildTask(vertex, subtask, channels, settings.clock()::nanoTime);
+                if (aligned != null && task.hasOutputs()) {
+                    task.alignWith(aligned, subtask);
+                }
+                tasks.add(task);
             }
         }
         if (metrics != null) {
@@ -235,6 +240,21 @@ public final class Execution {
             }
         }
         return channels;
+    }
+
+    /**
+     * The alignment of {@code vertex}'s subtasks if it is a source of several subtasks and the job
+     * aligns sources ({@link SourceAlignment}); else null. A subtask whose siblings' watermarks
+     * stood still for the stall time (ten periodic-watermark intervals, at least a second) stops
+     * waiting for them.
+     */
+    private SourceAlignment alignment(Vertex vertex) {
+        long drift = config.watermarkAlignmentMillis();
+        if (!vertex.isSource() || vertex.parallelism() < 2 || drift <= 0) {
+            return null;
+        }
+        long stallMillis = Math.max(1_000, 10 * config.autoWatermarkMillis());
+        return new SourceAlignment(vertex.parallelism(), drift, stallMillis * 1_000_000);
     }
 
     private Task buildTask(

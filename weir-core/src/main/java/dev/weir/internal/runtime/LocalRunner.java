@@ -60,7 +60,8 @@ public final class LocalRunner implements Runner {
                         settings.channelCapacityBytes(),
                         settings.workerThreads(),
                         settings.maxIdleParkNanos(),
-                        settings.autoWatermarkMillis());
+                        settings.autoWatermarkMillis(),
+                        settings.watermarkAlignmentMillis());
         List<Node> nodes = nodes(plan);
         boolean checkpointing = settings.checkpoints().mode() != CheckpointingMode.NONE;
         // Last: it locks the checkpoint directory, which the job releases when it ends.

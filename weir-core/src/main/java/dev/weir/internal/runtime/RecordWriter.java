@@ -55,6 +55,9 @@ public final class RecordWriter implements Output {
     private int pendingItems;
     private int nextRoundRobin;
 
+    /** The last watermark sent ({@link Long#MIN_VALUE}: none yet); read by source alignment. */
+    private long lastWatermark = Long.MIN_VALUE;
+
     /** Keyed mode: the last key class {@link KeyGroups#checkKey} accepted. */
     private Class<?> checkedKeyClass;
 
@@ -301,7 +304,16 @@ public final class RecordWriter implements Output {
     /** Sends {@code watermark} to every target, after the records written before it. */
     @Override
     public void emitWatermark(long watermark) {
+        lastWatermark = watermark;
         broadcastEvent(new ControlEvent.Watermark(watermark));
+    }
+
+    /**
+     * The last watermark sent to the targets: {@link Long#MIN_VALUE} if none, {@link Output#IDLE}
+     * if the output is idle. On the task's thread.
+     */
+    long lastWatermark() {
+        return lastWatermark;
     }
 
     /** Flushes, then queues {@code event} for every target, after all records already written. */

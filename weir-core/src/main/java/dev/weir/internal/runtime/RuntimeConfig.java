@@ -14,6 +14,8 @@ package dev.weir.internal.runtime;
  * @param maxIdleParkNanos longest a worker parks when none of its tasks can progress
  * @param autoWatermarkMillis how often timestamp assigners emit periodic watermarks (0 = only on
  *     events and at the end of input)
+ * @param watermarkAlignmentMillis how far in event time a source subtask may run ahead of its
+ *     slowest sibling before it waits (0 = sources are not aligned; see {@link SourceAlignment})
  */
 public record RuntimeConfig(
         String jobName,
@@ -24,7 +26,8 @@ public record RuntimeConfig(
         long channelCapacityBytes,
         int workerThreads,
         long maxIdleParkNanos,
-        long autoWatermarkMillis) {
+        long autoWatermarkMillis,
+        long watermarkAlignmentMillis) {
     /** Bound on key groups, as in Flink: 2^15. */
     public static final int MAX_KEY_GROUPS = 1 << 15;
 
@@ -38,6 +41,12 @@ public record RuntimeConfig(
         if (autoWatermarkMillis < 0) {
             throw new IllegalArgumentException(
                     "autoWatermarkInterval must not be negative, got " + autoWatermarkMillis);
+        }
+        if (watermarkAlignmentMillis < 0) {
+            throw new IllegalArgumentException(
+                    "watermarkAlignment must not be negative (zero turns it off), got "
+                            + watermarkAlignmentMillis
+                            + " ms");
         }
         if (channelCapacityBytes < 0) {
             throw new IllegalArgumentException(

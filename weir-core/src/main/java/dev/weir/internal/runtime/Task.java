@@ -82,6 +82,16 @@ public final class Task {
     private static final long QUICK_POLL_NANOS = 1_000_000;
 
     private final SourceDriver source;
+
+    /** Keeps this source subtask near its siblings in event time, or null ({@link #alignWith}). */
+    private SourceAlignment sourceAlignment;
+
+    /** This task's subtask index in {@link #sourceAlignment}. */
+    private int alignedSubtask;
+
+    /** False if the source's last poll found nothing to read (for {@link #sourceAlignment}). */
+    private boolean lastPollRead = true;
+
     private final InputGate inputs;
     private final Output head;
 
@@ -211,6 +221,11 @@ public final class Task {
         return source != null;
     }
 
+    /** True if the task sends records to other tasks (its chain does not end in a sink only). */
+    boolean hasOutputs() {
+        return writers.length > 0;
+    }
+
     boolean isBlocking() {
         return blocking;
     }
@@ -255,6 +270,18 @@ public final class Task {
     /** Checkpoint {@code id} is durable; operators hear it on the task's thread. Any thread. */
     void checkpointComplete(long id) {
         completed.add(id);
+    }
+
+    /**
+     * Makes this source task subtask {@code subtask} of {@code alignment}: it skips reads while its
+     * output watermark is too far ahead of its siblings'. Before the task starts.
+     */
+    void alignWith(SourceAlignment alignment, int subtask) {
+        if (source == null || writers.length == 0) {
+            throw new IllegalStateException(name + ": only a source task with outputs aligns");
+        }
+        this.sourceAlignment = alignment;
+        this.alignedSubtask = subtask;
     }
 
     /** Does a bounded amount of work; returns true if anything moved. */
@@ -367,7 +394,15 @@ public final class Task {
             return true;
         }
         long start = nanoClock.getAsLong(); // the job's clock: a simulation stays deterministic
+        SourceAlignment aligned = sourceAlignment;
+        if (aligned != null) {
+            aligned.publish(alignedSubtask, outputWatermark(), lastPollRead, start);
+            if (!aligned.mayRead(alignedSubtask, start)) {
+                return false; // ahead of a sibling: its turn (the worker helps other tasks)
+            }
+        }
         boolean progress = source.poll(sourceOutput, Math.min(pollSize, pacedRecords()));
+        lastPollRead = progress;
         adaptPollSize(nanoClock.getAsLong() - start);
         FaultPoints.reach(FaultPoint.SOURCE_AFTER_POLL);
         if (source.ended()) {
@@ -375,6 +410,24 @@ public final class Task {
             return true;
         }
         return progress;
+    }
+
+    /**
+     * The watermark this source task's outputs got last: the least over its writers, leaving out
+     * idle ones; {@link Output#IDLE} if all are idle, {@link Long#MIN_VALUE} before any.
+     */
+    private long outputWatermark() {
+        long least = Long.MAX_VALUE;
+        boolean idle = false;
+        for (RecordWriter writer : writers) {
+            long last = writer.lastWatermark();
+            if (last == Output.IDLE) {
+                idle = true;
+            } else {
+                least = Math.min(least, last);
+            }
+        }
+        return least == Long.MAX_VALUE && idle ? Output.IDLE : least;
     }
 
     /**
@@ -569,6 +622,9 @@ public final class Task {
         }
         for (RecordWriter writer : writers) {
             writer.broadcastEvent(ControlEvent.EndOfInput.INSTANCE);
+        }
+        if (sourceAlignment != null) {
+            sourceAlignment.publish(alignedSubtask, Long.MAX_VALUE, false, nanoClock.getAsLong());
         }
         if (coordinator != null) {
             coordinator.taskFinished(this);

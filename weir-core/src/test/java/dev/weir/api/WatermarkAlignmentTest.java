@@ -1,0 +1,153 @@
+package dev.weir.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.function.Collector;
+import dev.weir.api.sink.CountingSink;
+import dev.weir.api.sink.Sinks;
+import dev.weir.api.source.ReadStatus;
+import dev.weir.api.source.Source;
+import dev.weir.api.source.SourceContext;
+import dev.weir.api.source.SourceReader;
+import dev.weir.api.time.WatermarkGenerator;
+import dev.weir.api.time.WatermarkStrategy;
+import java.io.Serializable;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link Pipeline#watermarkAlignment}: a source subtask does not run ahead of its slowest sibling
+ * by more than the drift, measured in the readers themselves: split 0 reads up to 1,000 records a
+ * poll, split 1 one, each record one millisecond of event time later than the one before.
+ */
+@Timeout(120)
+class WatermarkAlignmentTest {
+    private static final int RECORDS = 60_000;
+
+    /** Where each split's next record is (its timestamp), and the largest lead split 0 had. */
+    static final AtomicLongArray NEXT = new AtomicLongArray(2);
+
+    static final AtomicLong LEAD = new AtomicLong();
+
+    @TempDir Path dir;
+
+    @Test
+    void aFastSubtaskWaitsForItsSlowSibling() throws Exception {
+        long lead = run(Duration.ofSeconds(5));
+        // 5 s of drift, plus one poll of the fast split (1,000 ms), plus the slow split's last
+        // record that its published watermark does not show yet.
+        assertThat(lead).isLessThanOrEqualTo(5_000 + 1_000 + 2);
+    }
+
+    @Test
+    void withoutAlignmentTheFastSubtaskRunsAhead() throws Exception {
+        // The same job with alignment off: the fast split reads 1,000 records to the slow one's 1,
+        // so it is far ahead (this is what the first test would see if alignment did nothing).
+        long lead = run(Duration.ZERO);
+        assertThat(lead).isGreaterThan(12_000);
+    }
+
+    private long run(Duration drift) throws Exception {
+        NEXT.set(0, 0);
+        NEXT.set(1, 0);
+        LEAD.set(0);
+        CountingSink<Tick> out = Sinks.counting();
+        Pipeline pipeline =
+                Pipeline.create("alignment")
+                        .parallelism(2)
+                        .watermarkAlignment(drift)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(20), dir.resolve(drift.toString())));
+        pipeline.source("ticks", new Ticks())
+                .assignTimestampsAndWatermarks(
+                        WatermarkStrategy.<Tick>forGenerator(EveryRecord::new)
+                                .withTimestampAssigner((tick, previous) -> tick.time()))
+                .keyBy(Tick::split)
+                .reduce("latest", (a, b) -> b, Codecs.record(Tick.class))
+                .sink("out", out);
+        // A barrier reaches a paused subtask too: were it held back, the job would never end.
+        pipeline.run();
+        assertThat(out.count())
+                .as("pausing reads loses and repeats nothing")
+                .isEqualTo(2L * RECORDS);
+        return LEAD.get();
+    }
+
+    /** One record of split {@code split} at event time {@code time}. */
+    record Tick(int split, long time) implements Serializable {}
+
+    /** A watermark at every record's own time (so the published watermark is exact). */
+    static final class EveryRecord implements WatermarkGenerator<Tick> {
+        @Override
+        public void onEvent(Tick record, long timestamp, WatermarkOutput output) {
+            output.emit(timestamp);
+        }
+
+        @Override
+        public void onPeriodicEmit(WatermarkOutput output) {}
+    }
+
+    /** Two splits of {@link #RECORDS} ticks; split 0 fast, split 1 one tick per poll. */
+    static final class Ticks implements Source<Tick> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String kind() {
+            return "ticks";
+        }
+
+        @Override
+        public boolean isReplayable() {
+            return true;
+        }
+
+        @Override
+        public List<String> splits(int parallelism) {
+            return List.of("0", "1");
+        }
+
+        @Override
+        public SourceReader<Tick> openReader(String split, SourceContext context) {
+            int id = Integer.parseInt(split);
+            return new SourceReader<>() {
+                private long next;
+
+                @Override
+                public ReadStatus poll(Collector<Tick> out, int maxRecords) {
+                    int limit = id == 0 ? Math.min(maxRecords, 1_000) : 1;
+                    if (id == 0 && NEXT.get(1) < RECORDS) {
+                        LEAD.accumulateAndGet(next - NEXT.get(1), Math::max);
+                    }
+                    for (int i = 0; i < limit && next < RECORDS; i++) {
+                        out.collect(new Tick(id, next++));
+                    }
+                    NEXT.set(id, next);
+                    return next >= RECORDS ? ReadStatus.END_OF_INPUT : ReadStatus.MORE_AVAILABLE;
+                }
+
+                @Override
+                public long position() {
+                    return next;
+                }
+
+                @Override
+                public void seek(long position) {
+                    next = position;
+                    NEXT.set(id, position);
+                }
+
+                @Override
+                public void close() {}
+            };
+        }
+    }
+}
