@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.codec.Codecs;
 import dev.weir.api.function.Collector;
+import dev.weir.api.metrics.JobMetrics;
 import dev.weir.api.sink.CountingSink;
 import dev.weir.api.sink.Sinks;
 import dev.weir.api.source.ReadStatus;
@@ -39,9 +40,16 @@ class WatermarkAlignmentTest {
 
     @TempDir Path dir;
 
+    /** Each source subtask's time paused for alignment, from the job's metrics. */
+    private final long[] pausedNanos = new long[2];
+
     @Test
     void aFastSubtaskWaitsForItsSlowSibling() throws Exception {
         long lead = run(Duration.ofSeconds(5));
+        assertThat(pausedNanos[0])
+                .as("the fast subtask's time paused, in its metrics")
+                .isPositive();
+        assertThat(pausedNanos[1]).as("the slow one never waits").isZero();
         // 5 s of drift, plus one poll of the fast split (1,000 ms), plus the slow split's last
         // record that its published watermark does not show yet.
         assertThat(lead).isLessThanOrEqualTo(5_000 + 1_000 + 2);
@@ -52,6 +60,7 @@ class WatermarkAlignmentTest {
         // The same job with alignment off: the fast split reads 1,000 records to the slow one's 1,
         // so it is far ahead (this is what the first test would see if alignment did nothing).
         long lead = run(Duration.ZERO);
+        assertThat(pausedNanos).containsExactly(0, 0);
         assertThat(lead).isGreaterThan(12_000);
     }
 
@@ -75,7 +84,11 @@ class WatermarkAlignmentTest {
                 .reduce("latest", (a, b) -> b, Codecs.record(Tick.class))
                 .sink("out", out);
         // A barrier reaches a paused subtask too: were it held back, the job would never end.
-        pipeline.run();
+        JobHandle job = pipeline.start();
+        job.await();
+        for (JobMetrics.SourceMetrics source : job.metrics().sources()) {
+            pausedNanos[source.subtask()] = source.alignmentPausedNanos();
+        }
         assertThat(out.count())
                 .as("pausing reads loses and repeats nothing")
                 .isEqualTo(2L * RECORDS);

@@ -45,7 +45,8 @@ import java.util.function.ToDoubleFunction;
  *       the newest completed checkpoint.
  *   <li>{@code weir.job.restarts} (counter).
  *   <li>{@code weir.source.lag} (gauge): records behind the end of the input, NaN where the source
- *       cannot tell.
+ *       cannot tell; {@code weir.source.alignment.paused.time} (counter, seconds): time the subtask
+ *       skipped reads to wait for a slower sibling ({@code Pipeline.watermarkAlignment}).
  *   <li>{@code weir.sink.commit} (function timer: commits and their total time) and {@code
  *       weir.sink.commit.last} (time gauge) for each subtask of a sink that commits: phase 2 of a
  *       two-phase-commit or write-ahead sink, the upsert at a barrier of an idempotent sink.
@@ -151,6 +152,13 @@ public final class WeirMetrics {
                             .description(
                                     "Records (bytes for the files source) behind the end of the input (NaN: unknown)")
                             .register(registry));
+            meters.add(
+                    seconds(
+                            "weir.source.alignment.paused.time",
+                            source,
+                            SourceMetrics::alignmentPausedNanos,
+                            tags,
+                            registry));
         }
         for (SinkMetrics sink : metrics.sinks()) {
             Tags tags =

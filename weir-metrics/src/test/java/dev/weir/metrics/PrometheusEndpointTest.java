@@ -71,7 +71,9 @@ class PrometheusEndpointTest {
                 .contains("weir_checkpoints_completed_total{job=\"scraped\"} 0.0")
                 .contains("weir_checkpoint_size_bytes")
                 .contains("weir_checkpoint_duration_seconds")
-                .contains("weir_source_lag{job=\"scraped\",step=\"numbers\",subtask=\"1\"}");
+                .contains("weir_source_lag{job=\"scraped\",step=\"numbers\",subtask=\"1\"}")
+                .contains(
+                        "weir_source_alignment_paused_time_seconds_total{job=\"scraped\",step=\"numbers\",subtask=\"1\"}");
         assertThat(endpoint.uri()).hasHost("127.0.0.1").hasPath("/metrics");
     }
 

@@ -152,6 +152,16 @@ public interface JobMetrics {
          * @return the lag now, or -1 if unknown
          */
         long lag();
+
+        /**
+         * Time the subtask skipped reads because it was more than {@code
+         * Pipeline.watermarkAlignment} ahead of a sibling in event time, over the job's life
+         * (restarts included). Growing steadily: this subtask's input is ahead of the others' and
+         * waits for them, which keeps the state of windows and joins downstream small.
+         *
+         * @return nanoseconds paused for alignment
+         */
+        long alignmentPausedNanos();
     }
 
     /**

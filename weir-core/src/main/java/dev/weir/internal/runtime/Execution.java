@@ -598,7 +598,8 @@ public final class Execution {
                 metrics.bindSource(
                         task.sourceName(),
                         Integer.parseInt(name.substring(name.lastIndexOf('#') + 1)),
-                        source::lag);
+                        source::lag,
+                        task::alignmentPausedNanos);
             }
         }
         for (StepCounters step : stepCounters) {

@@ -88,10 +88,12 @@ final class RuntimeMetrics implements JobMetrics {
         view.channel = channel;
     }
 
-    synchronized void bindSource(String step, int subtask, LongSupplier lag) {
+    synchronized void bindSource(
+            String step, int subtask, LongSupplier lag, LongSupplier alignmentPaused) {
         SourceView view =
                 sources.computeIfAbsent(step + "#" + subtask, k -> new SourceView(step, subtask));
         view.lag = lag;
+        view.alignmentPaused.bind(alignmentPaused);
     }
 
     synchronized void bindSink(
@@ -297,6 +299,10 @@ final class RuntimeMetrics implements JobMetrics {
         private final String step;
         private final int subtask;
         volatile LongSupplier lag = () -> -1;
+        final Counter alignmentPaused = new Counter();
+
+        /** The figure returned last: it only grows, whatever the racy reads say. */
+        private long lastPaused;
 
         SourceView(String step, int subtask) {
             this.step = step;
@@ -316,6 +322,12 @@ final class RuntimeMetrics implements JobMetrics {
         @Override
         public long lag() {
             return lag.getAsLong();
+        }
+
+        @Override
+        public synchronized long alignmentPausedNanos() {
+            lastPaused = Math.max(lastPaused, alignmentPaused.get());
+            return lastPaused;
         }
     }
 

@@ -92,6 +92,14 @@ public final class Task {
     /** False if the source's last poll found nothing to read (for {@link #sourceAlignment}). */
     private boolean lastPollRead = true;
 
+    /** Time paused by {@link #sourceAlignment} before the current pause (metrics). */
+    private volatile long alignmentPausedNanos;
+
+    /** When the current pause began on the job's clock, or {@link #READING} (metrics). */
+    private volatile long alignmentPausedSince = READING;
+
+    private static final long READING = Long.MIN_VALUE;
+
     private final InputGate inputs;
     private final Output head;
 
@@ -398,7 +406,15 @@ public final class Task {
         if (aligned != null) {
             aligned.publish(alignedSubtask, outputWatermark(), lastPollRead, start);
             if (!aligned.mayRead(alignedSubtask, start)) {
+                if (alignmentPausedSince == READING) {
+                    alignmentPausedSince = start;
+                }
                 return false; // ahead of a sibling: its turn (the worker helps other tasks)
+            }
+            long since = alignmentPausedSince;
+            if (since != READING) {
+                alignmentPausedNanos += start - since;
+                alignmentPausedSince = READING;
             }
         }
         boolean progress = source.poll(sourceOutput, Math.min(pollSize, pacedRecords()));
@@ -767,6 +783,13 @@ public final class Task {
     }
 
     /** Time the output waited for room downstream, the wait in progress included (racy read). */
+    /** Time this source task skipped reads for watermark alignment (metrics; any thread). */
+    long alignmentPausedNanos() {
+        long since = alignmentPausedSince;
+        long paused = alignmentPausedNanos;
+        return paused + (since == READING ? 0 : Math.max(0, nanoClock.getAsLong() - since));
+    }
+
     long backpressuredNanos() {
         long since = backpressuredSince;
         return backpressuredNanos + (since == 0 ? 0 : Math.max(0, System.nanoTime() - since));
