@@ -188,23 +188,40 @@ public final class Pipeline {
      * record of the fast subtasks until the slowest one's watermark passes; Weir's workers share
      * cores between tasks, and without a bound the subtasks of one source drifted hundreds of
      * seconds apart, with state growing alike. Siblings that have no watermark yet, are idle, have
-     * ended or whose watermark stood still for ten periodic-watermark intervals (at least a second)
-     * are not waited for. Pausing a read changes no result: a record is late downstream only behind
-     * its own subtask's watermark. This is Flink's watermark alignment, on by default for the
-     * subtasks of each source; sources are not aligned with each other.
+     * ended, found nothing to read at their last poll, or whose watermark stood still for ten
+     * periodic-watermark intervals (at least a second) are not waited for. Pausing a read changes
+     * no result: a record is late downstream only behind its own subtask's watermark, and a paused
+     * subtask is not idle ({@link dev.weir.api.time.WatermarkStrategy#withIdleness} timeouts stand
+     * still while it waits). The lead is checked on the watermarks sent, so a subtask may read up
+     * to one periodic-watermark interval past the drift, and runs freely until its siblings send
+     * their first watermark. This is Flink's watermark alignment, on by default for the subtasks of
+     * each source; sources are not aligned with each other.
      *
-     * @param maxDrift largest lead in event time; zero turns alignment off
+     * @param maxDrift largest lead in event time, rounded up to whole milliseconds; zero turns
+     *     alignment off
      * @return this pipeline
      * @throws IllegalArgumentException if {@code maxDrift} is negative
+     * @throws NullPointerException if {@code maxDrift} is null
      */
     public Pipeline watermarkAlignment(Duration maxDrift) {
+        Objects.requireNonNull(maxDrift, "maxDrift (Duration.ZERO turns alignment off)");
         if (maxDrift.isNegative()) {
             throw new IllegalArgumentException(
                     "watermarkAlignment must not be negative (Duration.ZERO turns it off), got "
                             + maxDrift);
         }
-        this.watermarkAlignmentMillis = maxDrift.toMillis();
+        this.watermarkAlignmentMillis = ceilMillis(maxDrift);
         return this;
+    }
+
+    /** {@code duration} in whole milliseconds, rounded up; {@code Long.MAX_VALUE} if larger. */
+    private static long ceilMillis(Duration duration) {
+        try {
+            long millis = duration.toMillis();
+            return duration.minusMillis(millis).isZero() ? millis : millis + 1;
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.weir.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.codec.Codecs;
@@ -62,6 +63,28 @@ class WatermarkAlignmentTest {
         long lead = run(Duration.ZERO);
         assertThat(pausedNanos).containsExactly(0, 0);
         assertThat(lead).isGreaterThan(12_000);
+    }
+
+    @Test
+    void aDriftIsRoundedUpToWholeMillisecondsAndAHugeOneSaturates() {
+        assertThat(drift(Duration.ofNanos(1))).as("below a millisecond is not off").isEqualTo(1);
+        assertThat(drift(Duration.ofNanos(1_000_001))).isEqualTo(2);
+        assertThat(drift(Duration.ofMillis(7))).isEqualTo(7);
+        assertThat(drift(Duration.ZERO)).isZero();
+        assertThat(drift(Duration.ofSeconds(Long.MAX_VALUE))).isEqualTo(Long.MAX_VALUE);
+        assertThat(drift(null)).isEqualTo(Pipeline.DEFAULT_WATERMARK_ALIGNMENT.toMillis());
+        assertThatThrownBy(() -> Pipeline.create("x").watermarkAlignment(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Duration.ZERO turns it off");
+    }
+
+    private static long drift(Duration drift) {
+        Pipeline pipeline = Pipeline.create("drift");
+        if (drift != null) {
+            pipeline.watermarkAlignment(drift);
+        }
+        pipeline.source("ticks", new Ticks()).sink("out", Sinks.counting());
+        return pipeline.plan().settings().watermarkAlignmentMillis();
     }
 
     private long run(Duration drift) throws Exception {

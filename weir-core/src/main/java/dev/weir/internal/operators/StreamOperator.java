@@ -49,6 +49,14 @@ public interface StreamOperator {
      */
     default void afterStateRestored() throws Exception {}
 
+    /**
+     * The source task this operator is chained into skipped a read to wait for a slower sibling
+     * (watermark alignment): the input is not idle, it is held back, so idleness timeouts must not
+     * run meanwhile (a paused subtask marked idle would let its consumers' watermark pass its
+     * records, which would then arrive late). Called for every read skipped.
+     */
+    default void sourcePaused() {}
+
     /** Checkpoint {@code checkpointId} is complete and durable; phase 2 of a sink commit. */
     default void notifyCheckpointComplete(long checkpointId) throws Exception {}
 

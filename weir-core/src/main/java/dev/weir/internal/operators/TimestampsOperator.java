@@ -109,6 +109,12 @@ public final class TimestampsOperator implements StreamOperator {
         }
     }
 
+    /** Held back by alignment is not idle: counts as a record seen for the idleness check. */
+    @Override
+    public void sourcePaused() {
+        sawRecord = true;
+    }
+
     @Override
     public void processElement(Object record) {
         sawRecord = true;

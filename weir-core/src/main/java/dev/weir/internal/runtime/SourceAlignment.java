@@ -27,8 +27,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * partition: waiting for it would pause the others each time one of its records came), or one whose
  * watermark has not moved for the stall time (records with old timestamps only, a source blocked on
  * something else) does not. Skipping a read never changes results: a subtask's records are late
- * downstream only behind its own watermark, which a pause does not move. Barriers, timers and
- * periodic watermarks of a paused subtask go on.
+ * downstream only behind its own watermark, which a pause does not move; and a paused subtask is
+ * not idle: the task tells its source's splits and its chained timestamp assigner, whose idleness
+ * clocks then stand still (a breaker found records of a split 3 s behind its sibling late after a
+ * pause longer than the idleness timeout). Barriers, timers and periodic watermarks of a paused
+ * subtask go on.
  *
  * <p>Each subtask writes its own slot on its task's thread; any subtask reads all of them.
  */

@@ -187,6 +187,17 @@ final class SourceDriver {
         reader.seek(state.position());
     }
 
+    /**
+     * The task skipped a read to wait for a slower sibling (watermark alignment): the splits are
+     * held back, not idle, so their idleness clocks start again at the next check. A split idle
+     * already stays idle until it has a record.
+     */
+    void paused() {
+        for (SplitTime split : splitTimes) {
+            split.paused = true;
+        }
+    }
+
     /** The periodic step of event time: generators' periodic watermarks and idleness. */
     private void periodic(long at) {
         long now = time.timeService().now();
@@ -401,6 +412,10 @@ final class SourceDriver {
         long watermark;
         boolean idle;
         boolean sawRecord;
+
+        /** True if the subtask skipped a read for alignment since the last idleness check. */
+        boolean paused;
+
         long activeAt = time.timeService().now();
 
         /** True while a poll of this split runs: a watermark then waits for its record. */
@@ -481,8 +496,9 @@ final class SourceDriver {
             if (timeoutMillis <= 0) {
                 return;
             }
-            if (sawRecord) {
+            if (sawRecord || paused) {
                 sawRecord = false;
+                paused = false;
                 activeAt = now;
             } else if (!idle && now - activeAt >= timeoutMillis) {
                 idle = true;

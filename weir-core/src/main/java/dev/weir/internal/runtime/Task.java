@@ -409,6 +409,10 @@ public final class Task {
                 if (alignmentPausedSince == READING) {
                     alignmentPausedSince = start;
                 }
+                source.paused(); // held back is not idle: no idleness timeout meanwhile
+                for (StreamOperator operator : operators) {
+                    operator.sourcePaused();
+                }
                 return false; // ahead of a sibling: its turn (the worker helps other tasks)
             }
             long since = alignmentPausedSince;
