@@ -79,7 +79,8 @@ public abstract class ReplayableSourceConformance {
         return records;
     }
 
-    static final SourceContext CONTEXT =
+    /** Subtask 0 of 1 on the system clock: for tests that open readers or drive a source. */
+    public static final SourceContext CONTEXT =
             new SourceContext() {
                 @Override
                 public int subtaskIndex() {

@@ -17,12 +17,12 @@ import dev.weir.api.sink.FileSink;
 import dev.weir.api.sink.Sinks;
 import dev.weir.api.source.ReadStatus;
 import dev.weir.api.source.Source;
-import dev.weir.api.source.SourceContext;
 import dev.weir.api.source.SourceReader;
 import dev.weir.api.source.Sources;
 import dev.weir.api.state.KeyGroups;
 import dev.weir.api.testing.FaultPoint;
 import dev.weir.api.testing.Faults;
+import dev.weir.source.ReplayableSourceConformance;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -363,7 +363,8 @@ class JobMetricsTest {
             log.append("in", 0, records);
         }
         Source<Long> source = Sources.logUnbounded(logDir, "in", Codecs.LONG);
-        try (SourceReader<Long> reader = source.openReader("in-0", context())) {
+        try (SourceReader<Long> reader =
+                source.openReader("in-0", ReplayableSourceConformance.CONTEXT)) {
             assertThat(reader.lag()).isEqualTo(1_000);
             List<Long> read = new ArrayList<>();
             Collector<Long> out = read::add;
@@ -377,7 +378,8 @@ class JobMetricsTest {
     void sequenceAndCollectionReadersTellTheRecordsTheyHaveNotEmitted() throws Exception {
         Source<Long> sequence = Sources.sequence(1, 10, 2, 0);
         try (SourceReader<Long> reader =
-                sequence.openReader(sequence.splits(2).get(0), context())) {
+                sequence.openReader(
+                        sequence.splits(2).get(0), ReplayableSourceConformance.CONTEXT)) {
             assertThat(reader.lag()).isEqualTo(5); // 1, 3, 5, 7, 9
             List<Long> read = new ArrayList<>();
             reader.poll(read::add, 2);
@@ -388,7 +390,8 @@ class JobMetricsTest {
         }
         Source<String> collection = Sources.collection(List.of("a", "b", "c"));
         try (SourceReader<String> reader =
-                collection.openReader(collection.splits(1).get(0), context())) {
+                collection.openReader(
+                        collection.splits(1).get(0), ReplayableSourceConformance.CONTEXT)) {
             assertThat(reader.lag()).isEqualTo(3);
             reader.poll(s -> {}, 1);
             assertThat(reader.lag()).isEqualTo(2);
@@ -401,7 +404,8 @@ class JobMetricsTest {
         java.nio.file.Files.writeString(in.resolve("a.txt"), "one\ntwo\n"); // 8 bytes
         java.nio.file.Files.writeString(in.resolve("b.txt"), "three\n"); // 6 bytes
         Source<String> files = Sources.files(in, 1);
-        try (SourceReader<String> reader = files.openReader(files.splits(1).get(0), context())) {
+        try (SourceReader<String> reader =
+                files.openReader(files.splits(1).get(0), ReplayableSourceConformance.CONTEXT)) {
             List<String> read = new ArrayList<>();
             reader.poll(read::add, 1); // lists the directory and reads "one"
             assertThat(read).containsExactly("one");
@@ -432,24 +436,5 @@ class JobMetricsTest {
                     public void seek(long position) {}
                 };
         assertThat(reader.lag()).isEqualTo(-1);
-    }
-
-    private static SourceContext context() {
-        return new SourceContext() {
-            @Override
-            public int subtaskIndex() {
-                return 0;
-            }
-
-            @Override
-            public int parallelism() {
-                return 1;
-            }
-
-            @Override
-            public long nanoTime() {
-                return System.nanoTime();
-            }
-        };
     }
 }

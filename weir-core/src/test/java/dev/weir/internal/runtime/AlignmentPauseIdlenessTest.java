@@ -11,6 +11,7 @@ import dev.weir.api.time.WatermarkStrategy;
 import dev.weir.internal.operators.Output;
 import dev.weir.internal.operators.ProcessingTimeService;
 import dev.weir.internal.operators.RecordTime;
+import dev.weir.source.ReplayableSourceConformance;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +84,7 @@ class AlignmentPauseIdlenessTest {
                 new SourceDriver(
                         new OneRecord(),
                         List.of("only"),
-                        context(),
+                        ReplayableSourceConformance.CONTEXT,
                         new SourceDriver.SourceTime(
                                 output,
                                 "one",
@@ -141,24 +142,5 @@ class AlignmentPauseIdlenessTest {
                 }
             };
         }
-    }
-
-    private static SourceContext context() {
-        return new SourceContext() {
-            @Override
-            public int subtaskIndex() {
-                return 0;
-            }
-
-            @Override
-            public int parallelism() {
-                return 1;
-            }
-
-            @Override
-            public long nanoTime() {
-                return 0;
-            }
-        };
     }
 }
