@@ -71,24 +71,6 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     private final Spec spec;
     private final boolean eventTime;
     private transient MapState<TimeWindow, Object> windows;
-
-    /**
-     * Sliding windows' panes: the accumulator of each slide-long stretch of a key's records (see
-     * "Panes"); declared for every incremental sliding step, since a checkpoint may hold them.
-     */
-    private transient MapState<TimeWindow, Object> panes;
-
-    /**
-     * Panes made recently, by start (apart from {@link #recent}: a pane and a window share starts).
-     */
-    private transient TimeWindow[] recentPanes;
-
-    /** True if records go to panes (see "Panes"), false if each goes to all its windows. */
-    private final boolean paned;
-
-    /** Panes per window, for sliding windows: size / slide when it divides, else 0. */
-    private final int panesPerWindow;
-
     private transient ListState<Windowed> elements;
     private transient WindowContext windowContext;
 
@@ -115,27 +97,6 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         this.eventTime = spec.assigner().timeDomain() == TimeDomain.EVENT_TIME;
         this.oneWindowPerTimer =
                 eventTime && !spec.assigner().isMerging() && spec.allowedLatenessMillis() == 0;
-        WindowAssigner assigner = spec.assigner();
-        this.panesPerWindow =
-                assigner.kind() == WindowAssigner.Kind.SLIDING
-                                && spec.contents().incremental()
-                                && assigner.sizeMillis() % assigner.slideMillis() == 0
-                        ? (int) (assigner.sizeMillis() / assigner.slideMillis())
-                        : 0;
-        this.paned = panesPerWindow > 1 && eventTime && merges(spec.contents().aggregate());
-    }
-
-    /** True if {@code aggregate} has a merge of its own (the interface's default throws). */
-    private static boolean merges(AggregateFunction<?, ?, ?> aggregate) {
-        try {
-            return aggregate
-                            .getClass()
-                            .getMethod("merge", Object.class, Object.class)
-                            .getDeclaringClass()
-                    != AggregateFunction.class;
-        } catch (NoSuchMethodException e) {
-            return false;
-        }
     }
 
     @Override
@@ -152,12 +113,6 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         Codec<?> valueCodec = spec.contents().incremental() ? spec.contents().codec() : Codecs.INT;
         windows =
                 context.states().mapState("windows", TimeWindow.CODEC, (Codec<Object>) valueCodec);
-        if (panesPerWindow > 1) {
-            panes =
-                    context.states()
-                            .mapState("panes", TimeWindow.CODEC, (Codec<Object>) valueCodec);
-            recentPanes = new TimeWindow[RECENT];
-        }
         if (!spec.contents().incremental()) {
             elements =
                     context.states()
@@ -184,14 +139,10 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         }
         long watermark = timers.currentWatermark();
         windowContext.enter(context);
-        boolean admitted;
-        if (paned) {
-            admitted = addToPane(value, time, watermark, context, out);
-        } else if (spec.assigner().isMerging()) {
-            admitted = addToSession(value, time, watermark, context, out);
-        } else {
-            admitted = addToWindows(value, time, watermark, context, out);
-        }
+        boolean admitted =
+                spec.assigner().isMerging()
+                        ? addToSession(value, time, watermark, context, out)
+                        : addToWindows(value, time, watermark, context, out);
         if (!admitted && spec.lateTag() != null) {
             context.output(spec.lateTag(), value);
         }
@@ -247,123 +198,6 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
             afterAdd(window, opened, watermark, context, out);
         }
         return admitted;
-    }
-
-    /**
-     * Adds the record to its pane (paned sliding windows): admitted unless every window holding the
-     * pane is past its cleanup time. A new pane sets the timers (firing, and cleanup with allowed
-     * lateness) of its windows that hold no other open pane: usually only the last one's. Windows
-     * of the pane that fired and are not cleaned up yet fire again at once, with the record
-     * (allowed lateness).
-     */
-    private boolean addToPane(
-            T value, long time, long watermark, Context<K, R> context, Collector<R> out)
-            throws Exception {
-        WindowAssigner assigner = spec.assigner();
-        long size = assigner.sizeMillis();
-        long slide = assigner.slideMillis();
-        long start = time - Math.floorMod(time - assigner.offsetMillis(), slide);
-        long lastEnd = start + size;
-        if (isLate(window(lastEnd - size, lastEnd), watermark)) {
-            return false; // every window of the pane is past its cleanup time
-        }
-        TimeWindow pane = pane(start);
-        Object accumulator = panes.get(pane);
-        AggregateFunction<Object, Object, Object> aggregate = spec.contents().aggregate();
-        panes.put(
-                pane,
-                aggregate.add(
-                        value, accumulator == null ? aggregate.createAccumulator() : accumulator));
-        long lateness = spec.allowedLatenessMillis();
-        if (accumulator == null) {
-            // A window with another open pane has its timers: the nearest open pane before this
-            // one covers the windows ending up to its last window's end, the nearest after it
-            // those ending after its start. (A pane is dropped only once all its windows fired.)
-            TimerService timers = context.timers();
-            long firstEnd = start + slide;
-            for (long other = start - slide; other > start - size; other -= slide) {
-                if (panes.contains(pane(other))) {
-                    firstEnd = other + size + slide;
-                    break;
-                }
-            }
-            long endBefore = lastEnd + slide;
-            for (long other = start + slide; other < lastEnd; other += slide) {
-                if (panes.contains(pane(other))) {
-                    endBefore = other + slide;
-                    break;
-                }
-            }
-            for (long end = firstEnd; end < endBefore; end += slide) {
-                TimeWindow window = window(end - size, end);
-                if (window.maxTimestamp() > watermark) {
-                    timers.registerEventTimeTimer(window.maxTimestamp());
-                }
-                if (lateness > 0 && cleanupTime(window) > watermark) {
-                    timers.registerEventTimeTimer(cleanupTime(window));
-                }
-            }
-        }
-        if (lateness > 0 && start + slide - 1 <= watermark) {
-            // Windows that fired already and still take records: an updated result for each.
-            for (long end = start + slide; end <= lastEnd; end += slide) {
-                TimeWindow window = window(end - size, end);
-                if (window.maxTimestamp() <= watermark && !isLate(window, watermark)) {
-                    emit(context.key(), window, out);
-                }
-            }
-        }
-        return true;
-    }
-
-    /**
-     * A timer of paned sliding windows: at {@code timestamp} the window whose last millisecond it
-     * is fires, and the window whose cleanup time it is drops its first pane, which no later window
-     * holds (with no allowed lateness, the same window).
-     */
-    private void onPaneTimer(long timestamp, OnTimerContext<K, R> context, Collector<R> out)
-            throws Exception {
-        if (timestamp == Long.MAX_VALUE) {
-            return; // a cleanup time beyond the end of time: nothing fires there
-        }
-        long size = spec.assigner().sizeMillis();
-        emit(context.key(), window(timestamp + 1 - size, timestamp + 1), out);
-        long firedAt = timestamp - spec.allowedLatenessMillis(); // the window cleaned up now
-        if (cleanupTime(window(firedAt + 1 - size, firedAt + 1)) == timestamp) {
-            TimeWindow cleaned = window(firedAt + 1 - size, firedAt + 1);
-            panes.remove(pane(cleaned.start()));
-            windows.remove(cleaned);
-        }
-    }
-
-    /** The pane {@code [start, start + slide)}, cached like {@link #window}. */
-    private TimeWindow pane(long start) {
-        int slot = (int) ((start * 0x9E3779B97F4A7C15L) >>> (64 - 6));
-        TimeWindow cached = recentPanes[slot];
-        if (cached != null && cached.start() == start) {
-            return cached;
-        }
-        TimeWindow made = new TimeWindow(start, start + spec.assigner().slideMillis());
-        recentPanes[slot] = made;
-        return made;
-    }
-
-    /**
-     * The accumulator of {@code window} from its panes and its own entry (one a checkpoint from
-     * before panes, or from a run with allowed lateness, may hold), merged in time order; null if
-     * it has neither.
-     */
-    private Object composed(TimeWindow window) throws Exception {
-        AggregateFunction<Object, Object, Object> aggregate = spec.contents().aggregate();
-        Object combined = windows.get(window);
-        long slide = spec.assigner().slideMillis();
-        for (long start = window.start(); start < window.end(); start += slide) {
-            Object part = panes.get(pane(start));
-            if (part != null) {
-                combined = combined == null ? part : aggregate.merge(combined, part);
-            }
-        }
-        return combined;
     }
 
     private boolean addToSession(
@@ -554,20 +388,6 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
             return;
         }
         windowContext.enter(context);
-        if (paned) {
-            onPaneTimer(timestamp, context, out);
-            return;
-        }
-        if (panes != null && !panes.entries().isEmpty()) {
-            throw new IllegalStateException(
-                    "window '"
-                            + spec.name()
-                            + "' holds panes from a checkpoint taken while its sliding windows kept"
-                            + " panes (event time and an AggregateFunction with merge); it now"
-                            + " runs in processing time or its function has no merge, and panes"
-                            + " cannot be read without it. Restore with the step as it was, or"
-                            + " start without that checkpoint");
-        }
         if (oneWindowPerTimer && timestamp != Long.MAX_VALUE) {
             // Event time, no merging, no lateness: a window is open only until its end, whose
             // timer this is, so the timer concerns exactly the window ending here.
@@ -645,15 +465,12 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
 
     @SuppressWarnings("unchecked")
     private void emit(K key, TimeWindow window, Collector<R> out) throws Exception {
+        Object contents = windows.get(window);
         Iterable<Object> values;
         if (spec.contents().incremental()) {
-            Object contents = paned ? composed(window) : windows.get(window);
-            if (contents == null) {
-                return; // paned: no record in the window
-            }
             values = List.of(spec.contents().aggregate().getResult(contents));
         } else {
-            List<Object> records = new ArrayList<>((Integer) windows.get(window));
+            List<Object> records = new ArrayList<>((Integer) contents);
             for (Windowed element : elements.get()) {
                 if (element.window().equals(window)) {
                     records.add(element.value());

@@ -187,16 +187,8 @@ class WindowTimersTest {
         final long[] clock = {0};
         final ProcessingTimeService processingTime = new ProcessingTimeService(() -> clock[0]);
 
-        Harness(WindowAssigner assigner, long allowedLatenessMillis) throws Exception {
-            this(assigner, allowedLatenessMillis, new CountAll());
-        }
-
         @SuppressWarnings("unchecked")
-        Harness(
-                WindowAssigner assigner,
-                long allowedLatenessMillis,
-                AggregateFunction<Object, Object, Object> aggregate)
-                throws Exception {
+        Harness(WindowAssigner assigner, long allowedLatenessMillis) throws Exception {
             WindowProcess.Spec spec =
                     new WindowProcess.Spec(
                             "w",
@@ -204,7 +196,7 @@ class WindowTimersTest {
                             allowedLatenessMillis,
                             null,
                             new WindowProcess.Contents(
-                                    aggregate, (Codec<Object>) (Codec<?>) Codecs.LONG),
+                                    new CountAll(), (Codec<Object>) (Codec<?>) Codecs.LONG),
                             (key, context, counts, collector) ->
                                     collector.collect(
                                             String.valueOf(key)
@@ -264,23 +256,13 @@ class WindowTimersTest {
         static Harness restoredFrom(
                 KeyedStateBackend source, WindowAssigner assigner, long allowedLatenessMillis)
                 throws Exception {
-            return restoredFrom(source, assigner, allowedLatenessMillis, new CountAll());
-        }
-
-        /** As above, the new harness counting with {@code aggregate}. */
-        static Harness restoredFrom(
-                KeyedStateBackend source,
-                WindowAssigner assigner,
-                long allowedLatenessMillis,
-                AggregateFunction<Object, Object, Object> aggregate)
-                throws Exception {
             KeyedStateBackend.KeyedSnapshot snapshot = source.snapshot();
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             try (DataOutputStream data = new DataOutputStream(bytes)) {
                 snapshot.writeTo(data);
             }
             byte[] buffer = bytes.toByteArray();
-            Harness restored = new Harness(assigner, allowedLatenessMillis, aggregate);
+            Harness restored = new Harness(assigner, allowedLatenessMillis);
             restored.state.restore(
                     new KeyedSection(
                             "heap", snapshot.keyCount(), buffer, 0, buffer.length, List.of()),
