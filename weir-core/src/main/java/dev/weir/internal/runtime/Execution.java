@@ -243,14 +243,15 @@ public final class Execution {
     }
 
     /**
-     * The alignment of {@code vertex}'s subtasks if it is a source of several subtasks and the job
-     * aligns sources ({@link SourceAlignment}); else null. A subtask whose siblings' watermarks
-     * stood still for the stall time (ten periodic-watermark intervals, at least a second) stops
-     * waiting for them.
+     * The alignment of {@code vertex}'s subtasks if it is a source of several subtasks, some step
+     * gives records event time (without it no watermark is ever sent, and each poll would publish
+     * one for nothing) and the job aligns sources ({@link SourceAlignment}); else null. A subtask
+     * whose siblings' watermarks stood still for the stall time (ten periodic-watermark intervals,
+     * at least a second) stops waiting for them.
      */
     private SourceAlignment alignment(Vertex vertex) {
         long drift = config.watermarkAlignmentMillis();
-        if (!vertex.isSource() || vertex.parallelism() < 2 || drift <= 0) {
+        if (!eventTime || !vertex.isSource() || vertex.parallelism() < 2 || drift <= 0) {
             return null;
         }
         long stallMillis = Math.max(1_000, 10 * config.autoWatermarkMillis());

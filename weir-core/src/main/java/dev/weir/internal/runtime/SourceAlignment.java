@@ -70,7 +70,10 @@ final class SourceAlignment {
      * last poll found records to read ({@code reading}) or not.
      */
     void publish(int subtask, long watermark, boolean reading, long nowNanos) {
-        this.reading.lazySet(subtask, reading ? 1 : 0);
+        int flag = reading ? 1 : 0;
+        if (this.reading.get(subtask) != flag) {
+            this.reading.lazySet(subtask, flag); // siblings read the line: written only on change
+        }
         if (watermarks.get(subtask) != watermark) {
             movedAt.set(subtask, nowNanos);
             watermarks.set(subtask, watermark);

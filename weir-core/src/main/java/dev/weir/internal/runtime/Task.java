@@ -92,14 +92,6 @@ public final class Task {
     /** False if the source's last poll found nothing to read (for {@link #sourceAlignment}). */
     private boolean lastPollRead = true;
 
-    /** Time paused by {@link #sourceAlignment} before the current pause (metrics). */
-    private volatile long alignmentPausedNanos;
-
-    /** When the current pause began on the job's clock, or {@link #READING} (metrics). */
-    private volatile long alignmentPausedSince = READING;
-
-    private static final long READING = Long.MIN_VALUE;
-
     private final InputGate inputs;
     private final Output head;
 
@@ -148,10 +140,11 @@ public final class Task {
     /** When the step in progress began, or 0 between steps (metrics: read by other threads). */
     private volatile long stepSince;
 
-    private long backpressuredNanos;
+    /** The task's output waiting for room downstream. */
+    private final Span backpressured = new Span();
 
-    /** When the task's output began waiting for room downstream, or 0 if it is not waiting. */
-    private long backpressuredSince;
+    /** This source task's reads held back by {@link #sourceAlignment}. */
+    private final Span alignmentPaused = new Span();
 
     private volatile TaskSnapshot finalSnapshot;
     private boolean finished;
@@ -285,7 +278,7 @@ public final class Task {
      * output watermark is too far ahead of its siblings'. Before the task starts.
      */
     void alignWith(SourceAlignment alignment, int subtask) {
-        if (source == null || writers.length == 0) {
+        if (!isSource() || !hasOutputs()) {
             throw new IllegalStateException(name + ": only a source task with outputs aligns");
         }
         this.sourceAlignment = alignment;
@@ -406,20 +399,14 @@ public final class Task {
         if (aligned != null) {
             aligned.publish(alignedSubtask, outputWatermark(), lastPollRead, start);
             if (!aligned.mayRead(alignedSubtask, start)) {
-                if (alignmentPausedSince == READING) {
-                    alignmentPausedSince = start;
-                }
+                alignmentPaused.begin(start);
                 source.paused(); // held back is not idle: no idleness timeout meanwhile
                 for (StreamOperator operator : operators) {
                     operator.sourcePaused();
                 }
                 return false; // ahead of a sibling: its turn (the worker helps other tasks)
             }
-            long since = alignmentPausedSince;
-            if (since != READING) {
-                alignmentPausedNanos += start - since;
-                alignmentPausedSince = READING;
-            }
+            alignmentPaused.end(start);
         }
         boolean progress = source.poll(sourceOutput, Math.min(pollSize, pacedRecords()));
         lastPollRead = progress;
@@ -762,13 +749,10 @@ public final class Task {
     void timeStep(boolean moved, long startNanos, long endNanos) {
         stepSince = 0;
         if (anyPending()) {
-            if (backpressuredSince == 0) {
-                backpressuredSince = startNanos;
-            }
+            backpressured.begin(startNanos);
         } else {
-            if (backpressuredSince != 0) {
-                backpressuredNanos += endNanos - backpressuredSince;
-                backpressuredSince = 0;
+            if (backpressured.isOpen()) {
+                backpressured.end(endNanos);
             } else if (moved) {
                 busyNanos += endNanos - startNanos;
             }
@@ -786,17 +770,14 @@ public final class Task {
         return busyNanos + (since == 0 ? 0 : Math.max(0, System.nanoTime() - since));
     }
 
-    /** Time the output waited for room downstream, the wait in progress included (racy read). */
-    /** Time this source task skipped reads for watermark alignment (metrics; any thread). */
+    /** Time this source task skipped reads for watermark alignment (metrics; racy read). */
     long alignmentPausedNanos() {
-        long since = alignmentPausedSince;
-        long paused = alignmentPausedNanos;
-        return paused + (since == READING ? 0 : Math.max(0, nanoClock.getAsLong() - since));
+        return alignmentPaused.total(nanoClock.getAsLong());
     }
 
+    /** Time the output waited for room downstream, the wait in progress included (racy read). */
     long backpressuredNanos() {
-        long since = backpressuredSince;
-        return backpressuredNanos + (since == 0 ? 0 : Math.max(0, System.nanoTime() - since));
+        return backpressured.total(System.nanoTime());
     }
 
     /** True if {@code operator} is fed by this task's keyed batches (metrics). */
