@@ -47,8 +47,6 @@ class LocalRecoveryTest {
                         .parallelism(2)
                         .localRecovery(localRecovery)
                         .checkpointing(
-                                // A pause after each checkpoint, so the failure seldom lands
-                                // between a completion and its listener's deletion of the files.
                                 CheckpointConfig.exactlyOnce(
                                                 Duration.ofMillis(10), dir.resolve("chk"))
                                         .withMinPause(Duration.ofMillis(10)))
@@ -59,6 +57,15 @@ class LocalRecoveryTest {
                                     public void onCheckpointComplete(CheckpointStats stats) {
                                         deleteStateFiles(stats.path());
                                         completed.incrementAndGet();
+                                    }
+
+                                    @Override
+                                    public void onFailure(
+                                            Throwable cause, int attempt, boolean willRestart) {
+                                        // The tasks have stopped, so no checkpoint completes
+                                        // now; one that completed after the failure was thrown
+                                        // loses its files here, before the restart reads them.
+                                        deleteAllStateFiles(dir.resolve("chk"));
                                     }
                                 });
         pipeline.source("numbers", Sources.sequence(1, N, 2, 200_000))
@@ -87,10 +94,20 @@ class LocalRecoveryTest {
         return out;
     }
 
+    static void deleteAllStateFiles(Path checkpoints) {
+        try (Stream<Path> all = Files.list(checkpoints)) {
+            for (Path checkpoint : all.filter(Files::isDirectory).toList()) {
+                deleteStateFiles(checkpoint);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static void deleteStateFiles(Path checkpoint) {
         try (Stream<Path> files = Files.list(checkpoint)) {
             for (Path file : files.filter(f -> f.toString().endsWith(".state")).toList()) {
-                Files.delete(file);
+                Files.deleteIfExists(file);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
