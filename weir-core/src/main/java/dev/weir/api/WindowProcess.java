@@ -181,6 +181,8 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         WindowAssigner assigner = spec.assigner();
         long size = assigner.sizeMillis();
         long slide = slide(assigner);
+        // Window bounds lie within a size either side of the time (and the offset within one).
+        refuseOverflow(time, size > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * size);
         long[] starts = this.starts;
         int n = 0;
         long last = time - Math.floorMod(time - assigner.offsetMillis(), slide);
@@ -203,6 +205,7 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     private boolean addToSession(
             T value, long time, long watermark, Context<K, R> context, Collector<R> out)
             throws Exception {
+        refuseOverflow(time, spec.assigner().sizeMillis());
         // The merged window's bounds, as numbers until it is known whether it is a new window.
         long start = time;
         long end = time + spec.assigner().sizeMillis();
@@ -338,6 +341,26 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     }
 
     /**
+     * Refuses a record whose windows would not fit in a long: their bounds, within {@code margin}
+     * of {@code time}, would overflow, and the record would fall in no window (dropped without a
+     * word, as before this check) or in a window that wraps around.
+     */
+    private void refuseOverflow(long time, long margin) {
+        if (time < Long.MIN_VALUE + margin || time > Long.MAX_VALUE - margin) {
+            throw new IllegalArgumentException(
+                    "window '"
+                            + spec.name()
+                            + "': a record's timestamp "
+                            + time
+                            + " is too close to the end of the long range for windows of "
+                            + spec.assigner().sizeMillis()
+                            + " ms: their bounds would overflow. Timestamps are milliseconds since"
+                            + " the epoch; fix or filter out such records before the window (the"
+                            + " timestamp assigner or a filter)");
+        }
+    }
+
+    /**
      * Adds {@code value} to {@code window}, whose contents are {@code contents} (null if it is not
      * open); true if that opened the window.
      */
@@ -395,8 +418,10 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
             if (windows.contains(window)) {
                 emit(context.key(), window, out);
                 purge(window);
+                return;
             }
-            return;
+            // No window ends here: a cleanup timer set by a run with allowed lateness, whose
+            // checkpoint this run restored. Its windows fired then; the scan below drops them.
         }
         // Only the windows this timer concerns, in time order (a key may have many open); copied
         // out of the map, which firing changes, and sorted only when more than one is due.
@@ -442,6 +467,11 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
             }
             if (cleanupTime(window) <= timestamp) {
                 purge(window);
+            } else {
+                // Set when the window opened, unless a run without allowed lateness opened it
+                // (restored from its checkpoint): without it the window would stay, and the end
+                // of the input would emit it again. Setting a timer that exists changes nothing.
+                context.timers().registerEventTimeTimer(cleanupTime(window));
             }
         } else if (window.end() <= timestamp) {
             emit(context.key(), window, out);

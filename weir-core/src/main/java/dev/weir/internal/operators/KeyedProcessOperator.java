@@ -11,6 +11,8 @@ import dev.weir.api.state.KeyedStateStore;
 import dev.weir.api.state.ListState;
 import dev.weir.api.time.TimeDomain;
 import dev.weir.api.time.TimerService;
+import dev.weir.internal.state.HeapKeyedStateBackend;
+import dev.weir.internal.state.LongListState;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,8 +88,8 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         this.time = operatorContext.time();
         this.timeService = operatorContext.timeService();
         this.sideOutputs = operatorContext.sideOutputs();
-        this.eventTimerState = state.listState(EVENT_TIMERS, Codecs.LONG);
-        this.processingTimerState = state.listState(PROCESSING_TIMERS, Codecs.LONG);
+        this.eventTimerState = timerState(EVENT_TIMERS);
+        this.processingTimerState = timerState(PROCESSING_TIMERS);
         this.function = factory.create();
         KeyedStateStore states = state;
         int subtask = operatorContext.subtaskIndex();
@@ -450,11 +452,23 @@ public final class KeyedProcessOperator implements StreamOperator, KeyedInput {
         }
     }
 
+    /** A timer state: one that removes in place where the backend offers it (the heap's). */
+    private ListState<Long> timerState(String stateName) {
+        return state instanceof HeapKeyedStateBackend heap
+                ? heap.longListState(stateName, Codecs.LONG)
+                : state.listState(stateName, Codecs.LONG);
+    }
+
     /**
-     * Removes {@code at} from the current key's stored timers: found by its index (no boxing, no
-     * {@code Long.equals}), and the key's only timer clears the list without a copy.
+     * Removes {@code at} from the current key's stored timers: in place where the backend can; else
+     * found by its index (no boxing, no {@code Long.equals}), and the key's only timer clears the
+     * list without a copy.
      */
     private static void removeStored(ListState<Long> stored, long at) {
+        if (stored instanceof LongListState inPlace) {
+            inPlace.removeFirst(at);
+            return;
+        }
         List<Long> times = stored.get();
         int n = times.size();
         int index = -1;

@@ -86,12 +86,6 @@ final class CheckpointCoordinator {
     private boolean finalTriggered;
 
     /**
-     * A failed or cancelled attempt is stopping: completions still queued on the I/O thread are
-     * dropped (their checkpoints are aborted), while the one under way finishes.
-     */
-    private volatile boolean abandoning;
-
-    /**
      * A stop-with-savepoint is under way: no checkpoint after the savepoint may start (its commit
      * would put output past the savepoint), periodic or final. Cleared if the savepoint fails.
      */
@@ -558,9 +552,6 @@ final class CheckpointCoordinator {
 
     /** Runs on the I/O thread once every task acknowledged. */
     private void complete(Pending checkpoint) {
-        if (abandoning) {
-            return; // stop() aborts it
-        }
         Manifest manifest =
                 new Manifest(
                         checkpoint.id,
@@ -794,12 +785,11 @@ final class CheckpointCoordinator {
                 writer.shutdownNow();
             }
         }
-        // Not interrupted, even when abandoning: an interrupt could land between the manifest's
-        // rename and the directory's fsync, leaving a checkpoint complete on disk that this
-        // coordinator counted as aborted (no local recovery copy, no listener call). A manifest
-        // write is short; the completions queued behind it return at once.
-        abandoning = abandon;
-        io.shutdown();
+        if (abandon) {
+            io.shutdownNow();
+        } else {
+            io.shutdown();
+        }
         if (!io.awaitTermination(60, TimeUnit.SECONDS)) {
             io.shutdownNow();
         }

@@ -1391,55 +1391,103 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     @Override
     public <T> ListState<T> listState(String name, Codec<T> codec) {
         int index = declare(name, Kind.LIST, codec, null);
-        return new ListState<>() {
-            @Override
-            @SuppressWarnings("unchecked")
-            public void add(T value) {
+        return new HeapListState<>(name, index);
+    }
+
+    /**
+     * A list state of longs that removes in place (the timers of a keyed step): the codec must be
+     * {@code Codecs.LONG}'s.
+     *
+     * @param name the state's name
+     * @param codec the codec of its elements
+     * @return the state
+     */
+    public LongListState longListState(String name, Codec<Long> codec) {
+        return new HeapLongListState(name, declare(name, Kind.LIST, codec, null));
+    }
+
+    private final class HeapLongListState extends HeapListState<Long> implements LongListState {
+        HeapLongListState(String name, int index) {
+            super(name, index);
+        }
+
+        @Override
+        public boolean removeFirst(long value) {
+            List<?> list = (List<?>) owned(index);
+            if (list == null) {
+                return false;
+            }
+            int n = list.size();
+            for (int i = 0; i < n; i++) {
+                if ((Long) list.get(i) == value) {
+                    if (n == 1) {
+                        clearValue(index); // an empty list is no state: the key may go
+                    } else {
+                        list.remove(i);
+                    }
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    private class HeapListState<T> implements ListState<T> {
+        final String name;
+        final int index;
+
+        HeapListState(String name, int index) {
+            this.name = name;
+            this.index = index;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public void add(T value) {
+            if (value == null) {
+                throw new NullPointerException("ListState '" + name + "'.add(null)");
+            }
+            if (value.getClass() != checkedClasses[index]) {
+                checkWritable(index, value, false);
+            }
+            int key = currentForWrite();
+            List<T> list = (List<T>) owned(index);
+            if (list == null) {
+                list = new StateList<>(token);
+                columns[index][key] = list;
+            }
+            list.add(value);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public List<T> get() {
+            // Owned: the view must see this key's later adds, which go to the owned list.
+            List<T> list = (List<T>) owned(index);
+            return list == null ? List.of() : Collections.unmodifiableList(list);
+        }
+
+        @Override
+        public void update(List<T> values) {
+            for (T value : values) {
                 if (value == null) {
-                    throw new NullPointerException("ListState '" + name + "'.add(null)");
+                    throw new NullPointerException(
+                            "ListState '" + name + "'.update with a null element");
                 }
                 if (value.getClass() != checkedClasses[index]) {
                     checkWritable(index, value, false);
                 }
-                int key = currentForWrite();
-                List<T> list = (List<T>) owned(index);
-                if (list == null) {
-                    list = new StateList<>(token);
-                    columns[index][key] = list;
-                }
-                list.add(value);
             }
+            if (values.isEmpty()) {
+                clearValue(index); // an empty list is no state: the key may go
+            } else {
+                write(index, new StateList<>(values, token));
+            }
+        }
 
-            @Override
-            @SuppressWarnings("unchecked")
-            public List<T> get() {
-                // Owned: the view must see this key's later adds, which go to the owned list.
-                List<T> list = (List<T>) owned(index);
-                return list == null ? List.of() : Collections.unmodifiableList(list);
-            }
-
-            @Override
-            public void update(List<T> values) {
-                for (T value : values) {
-                    if (value == null) {
-                        throw new NullPointerException(
-                                "ListState '" + name + "'.update with a null element");
-                    }
-                    if (value.getClass() != checkedClasses[index]) {
-                        checkWritable(index, value, false);
-                    }
-                }
-                if (values.isEmpty()) {
-                    clearValue(index); // an empty list is no state: the key may go
-                } else {
-                    write(index, new StateList<>(values, token));
-                }
-            }
-
-            @Override
-            public void clear() {
-                clearValue(index);
-            }
-        };
+        @Override
+        public void clear() {
+            clearValue(index);
+        }
     }
 }

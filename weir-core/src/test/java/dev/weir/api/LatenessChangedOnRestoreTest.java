@@ -1,0 +1,233 @@
+package dev.weir.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.api.checkpoint.CheckpointConfig;
+import dev.weir.api.checkpoint.CheckpointStats;
+import dev.weir.api.codec.Codecs;
+import dev.weir.api.function.AggregateFunction;
+import dev.weir.api.function.Collector;
+import dev.weir.api.sink.FileSink;
+import dev.weir.api.source.ReadStatus;
+import dev.weir.api.source.Source;
+import dev.weir.api.source.SourceContext;
+import dev.weir.api.source.SourceReader;
+import dev.weir.api.time.WatermarkGenerator;
+import dev.weir.api.time.WatermarkStrategy;
+import dev.weir.api.window.WindowAssigner;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A window's allowed lateness changed between a checkpoint and the run that restores it (a new
+ * release of the job): each window is still committed once. The first run stops by a failure after
+ * a checkpoint holding window [0, 1000) (open, or fired and kept for its lateness); the second run
+ * restores it with the other lateness and reads to the end of its bounded input.
+ *
+ * <p>Deterministic: a watermark comes with every record, and the source waits at a gate for the
+ * checkpoint it needs (returning nothing meanwhile, so barriers pass).
+ */
+class LatenessChangedOnRestoreTest {
+    @TempDir Path dir;
+
+    /** The first run waits at the gate for this; set by the listener. */
+    static final AtomicInteger CHECKPOINTS_AFTER_GATE = new AtomicInteger();
+
+    static final AtomicBoolean AT_GATE = new AtomicBoolean();
+
+    /** The first run fails on the record after the gate. */
+    static final AtomicBoolean FAIL = new AtomicBoolean();
+
+    /**
+     * Raised from none to 5 s: the window was open at the checkpoint, so it has no cleanup timer;
+     * after firing it waits for one. Lowered from 5 s to none: the window had fired before the
+     * checkpoint and waited for its cleanup timer, which the new run must still honour.
+     */
+    @ParameterizedTest(name = "lateness {0} ms, then {1} ms")
+    @ValueSource(strings = {"0,5000", "5000,0"})
+    void eachWindowIsCommittedOnceWhenTheLatenessChangesAcrossARestore(String lateness)
+            throws Exception {
+        long before = Long.parseLong(lateness.split(",")[0]);
+        long after = Long.parseLong(lateness.split(",")[1]);
+        // Raised: window 0 open at the gate (watermark 899). Lowered: fired (watermark 1499).
+        long gateAfter = before == 0 ? 900 : 1_500;
+        List<Long> times = List.of(0L, 100L, 500L, 900L, 1_500L, 1_600L, 2_500L, 8_000L);
+        int gate = times.indexOf(gateAfter) + 1;
+        Path out = dir.resolve("out");
+        Path checkpoints = dir.resolve("chk");
+
+        CHECKPOINTS_AFTER_GATE.set(0);
+        AT_GATE.set(false);
+        FAIL.set(true);
+        assertThatThrownBy(() -> pipeline(times, gate, before, checkpoints, out).run())
+                .isInstanceOf(JobFailedException.class)
+                .hasRootCauseMessage("injected failure after the checkpoint");
+
+        FAIL.set(false);
+        pipeline(times, gate, after, checkpoints, out).run();
+
+        assertThat(FileSink.readCommitted(out))
+                .as("one result per window, window [0, 1000) with its four records")
+                .containsExactlyInAnyOrder("0:4", "1000:2", "2000:1", "8000:1");
+    }
+
+    /**
+     * A timestamp whose windows do not fit in a long fails the job with its cause named; before,
+     * one near Long.MIN_VALUE was dropped without a word.
+     */
+    @Test
+    void aTimestampWhoseWindowsOverflowFailsTheJobWithItsCause() {
+        for (long t : new long[] {Long.MIN_VALUE + 5, Long.MAX_VALUE - 5}) {
+            Path out = dir.resolve("out-" + (t < 0 ? "min" : "max"));
+            FAIL.set(false);
+            CHECKPOINTS_AFTER_GATE.set(2);
+            Pipeline pipeline = pipeline(List.of(t), 0, 0, dir.resolve("chk-" + t), out);
+            assertThatThrownBy(pipeline::run)
+                    .isInstanceOf(JobFailedException.class)
+                    .rootCause()
+                    .hasMessageContaining("timestamp " + t)
+                    .hasMessageContaining("overflow");
+        }
+    }
+
+    static Pipeline pipeline(
+            List<Long> times, int gate, long lateness, Path checkpoints, Path out) {
+        Pipeline pipeline =
+                Pipeline.create("lateness-changed")
+                        .parallelism(1)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(Duration.ofMillis(20), checkpoints))
+                        .restartStrategy(RestartStrategy.none())
+                        .listener(
+                                new JobListener() {
+                                    @Override
+                                    public void onCheckpointComplete(CheckpointStats stats) {
+                                        if (AT_GATE.get()) {
+                                            CHECKPOINTS_AFTER_GATE.incrementAndGet();
+                                        }
+                                    }
+                                });
+        pipeline.source(
+                        "times",
+                        new GatedSource(times, gate),
+                        WatermarkStrategy.<Long>forGenerator(Punctuated::new)
+                                .withTimestampAssigner((t, previous) -> t))
+                .map(
+                        t -> {
+                            if (FAIL.get() && CHECKPOINTS_AFTER_GATE.get() >= 2) {
+                                throw new IllegalStateException(
+                                        "injected failure after the checkpoint");
+                            }
+                            return t;
+                        })
+                // A key per second: no later window of the key has a timer whose scan would drop
+                // window [0, 1000) by chance.
+                .keyBy(t -> Math.floorDiv(t, 1000L))
+                .window(WindowAssigner.tumbling(Duration.ofSeconds(1)))
+                .allowedLateness(Duration.ofMillis(lateness))
+                .<Long, Long, String>aggregate(
+                        "per-second",
+                        new Count(),
+                        Codecs.LONG,
+                        (key, context, counts, collector) ->
+                                collector.collect(
+                                        context.window().start() + ":" + counts.iterator().next()))
+                .sink("out", FileSink.to(out));
+        return pipeline;
+    }
+
+    /** A watermark with every record: its time minus one. */
+    static final class Punctuated implements WatermarkGenerator<Long> {
+        @Override
+        public void onEvent(Long record, long timestamp, WatermarkOutput output) {
+            output.emit(timestamp - 1);
+        }
+
+        @Override
+        public void onPeriodicEmit(WatermarkOutput output) {}
+    }
+
+    static final class Count implements AggregateFunction<Long, Long, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long createAccumulator() {
+            return 0L;
+        }
+
+        @Override
+        public Long add(Long value, Long accumulator) {
+            return accumulator + 1;
+        }
+
+        @Override
+        public Long getResult(Long accumulator) {
+            return accumulator;
+        }
+
+        @Override
+        public Long merge(Long a, Long b) {
+            return a + b;
+        }
+    }
+
+    /**
+     * The given times in one replayable split; before the record at index {@code gate} it returns
+     * nothing until two checkpoints completed there.
+     */
+    record GatedSource(List<Long> times, int gate) implements Source<Long> {
+        @Override
+        public String kind() {
+            return "gated";
+        }
+
+        @Override
+        public boolean isReplayable() {
+            return true;
+        }
+
+        @Override
+        public List<String> splits(int parallelism) {
+            return List.of("all");
+        }
+
+        @Override
+        public SourceReader<Long> openReader(String split, SourceContext context) {
+            return new SourceReader<>() {
+                int next;
+
+                @Override
+                public ReadStatus poll(Collector<Long> out, int maxRecords) {
+                    for (int i = 0; i < maxRecords && next < times.size(); i++) {
+                        if (next == gate && CHECKPOINTS_AFTER_GATE.get() < 2) {
+                            AT_GATE.set(true);
+                            return ReadStatus.NOTHING_AVAILABLE;
+                        }
+                        out.collect(times.get(next++));
+                    }
+                    return next < times.size()
+                            ? ReadStatus.MORE_AVAILABLE
+                            : ReadStatus.END_OF_INPUT;
+                }
+
+                @Override
+                public long position() {
+                    return next;
+                }
+
+                @Override
+                public void seek(long position) {
+                    next = (int) position;
+                }
+            };
+        }
+    }
+}
