@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.codec.Codecs;
-import dev.weir.api.function.AggregateFunction;
 import dev.weir.api.function.Collector;
 import dev.weir.api.sink.FileSink;
 import dev.weir.api.source.ReadStatus;
@@ -135,7 +134,7 @@ class LatenessChangedOnRestoreTest {
                 .allowedLateness(Duration.ofMillis(lateness))
                 .<Long, Long, String>aggregate(
                         "per-second",
-                        new Count(),
+                        new WindowsTest.Count<Long>(),
                         Codecs.LONG,
                         (key, context, counts, collector) ->
                                 collector.collect(
@@ -153,30 +152,6 @@ class LatenessChangedOnRestoreTest {
 
         @Override
         public void onPeriodicEmit(WatermarkOutput output) {}
-    }
-
-    static final class Count implements AggregateFunction<Long, Long, Long> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Long createAccumulator() {
-            return 0L;
-        }
-
-        @Override
-        public Long add(Long value, Long accumulator) {
-            return accumulator + 1;
-        }
-
-        @Override
-        public Long getResult(Long accumulator) {
-            return accumulator;
-        }
-
-        @Override
-        public Long merge(Long a, Long b) {
-            return a + b;
-        }
     }
 
     /**
