@@ -129,7 +129,8 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
                 throw new IllegalStateException(
                         "window '"
                                 + spec.name()
-                                + "' uses event time but its records carry no timestamp; call"
+                                + "' uses event time but a record carries no timestamp (or"
+                                + " Long.MIN_VALUE, which stands for none); call"
                                 + " assignTimestampsAndWatermarks before keyBy, or use"
                                 + " WindowAssigner.inProcessingTime()");
             }
@@ -181,13 +182,26 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         WindowAssigner assigner = spec.assigner();
         long size = assigner.sizeMillis();
         long slide = slide(assigner);
-        // Window bounds lie within a size either side of the time (and the offset within one).
-        refuseOverflow(time, size > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * size);
+        long last;
+        long lowest; // every window of the record starts after it
+        try {
+            last =
+                    Math.subtractExact(
+                            time,
+                            Math.floorMod(
+                                    Math.subtractExact(time, assigner.offsetMillis()), slide));
+            Math.addExact(last, size); // the last window's end
+            lowest = Math.subtractExact(time, size);
+        } catch (ArithmeticException e) {
+            throw overflow(time);
+        }
         long[] starts = this.starts;
         int n = 0;
-        long last = time - Math.floorMod(time - assigner.offsetMillis(), slide);
-        for (long s = last; s > time - size; s -= slide) {
+        for (long s = last; s > lowest; s -= slide) {
             starts[n++] = s;
+            if (s - lowest <= slide) {
+                break; // the next start is not after lowest (and might not fit in a long)
+            }
         }
         boolean admitted = false;
         for (int i = n - 1; i >= 0; i--) {
@@ -205,7 +219,9 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     private boolean addToSession(
             T value, long time, long watermark, Context<K, R> context, Collector<R> out)
             throws Exception {
-        refuseOverflow(time, spec.assigner().sizeMillis());
+        if (time > Long.MAX_VALUE - spec.assigner().sizeMillis()) {
+            throw overflow(time);
+        }
         // The merged window's bounds, as numbers until it is known whether it is a new window.
         long start = time;
         long end = time + spec.assigner().sizeMillis();
@@ -341,23 +357,21 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
     }
 
     /**
-     * Refuses a record whose windows would not fit in a long: their bounds, within {@code margin}
-     * of {@code time}, would overflow, and the record would fall in no window (dropped without a
-     * word, as before this check) or in a window that wraps around.
+     * The refusal of a record whose windows do not fit in a long: a bound would overflow, and the
+     * record would fall in no window (dropped without a word, as before this check) or in a window
+     * that wraps around.
      */
-    private void refuseOverflow(long time, long margin) {
-        if (time < Long.MIN_VALUE + margin || time > Long.MAX_VALUE - margin) {
-            throw new IllegalArgumentException(
-                    "window '"
-                            + spec.name()
-                            + "': a record's timestamp "
-                            + time
-                            + " is too close to the end of the long range for windows of "
-                            + spec.assigner().sizeMillis()
-                            + " ms: their bounds would overflow. Timestamps are milliseconds since"
-                            + " the epoch; fix or filter out such records before the window (the"
-                            + " timestamp assigner or a filter)");
-        }
+    private IllegalArgumentException overflow(long time) {
+        return new IllegalArgumentException(
+                "window '"
+                        + spec.name()
+                        + "': a record's timestamp "
+                        + time
+                        + " is too close to the end of the long range for windows of "
+                        + spec.assigner().sizeMillis()
+                        + " ms: their bounds would overflow. Timestamps are milliseconds since"
+                        + " the epoch; fix or filter out such records before the window (the"
+                        + " timestamp assigner or a filter)");
     }
 
     /**
@@ -418,10 +432,9 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
             if (windows.contains(window)) {
                 emit(context.key(), window, out);
                 purge(window);
-                return;
             }
-            // No window ends here: a cleanup timer set by a run with allowed lateness, whose
-            // checkpoint this run restored. Its windows fired then; the scan below drops them.
+            dropFiredBefore(timestamp);
+            return;
         }
         // Only the windows this timer concerns, in time order (a key may have many open); copied
         // out of the map, which firing changes, and sorted only when more than one is due.
@@ -454,6 +467,34 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         more.sort(null);
         for (int i = 0; i < more.size(); i++) {
             fireDue(more.get(i), timestamp, context, out);
+        }
+    }
+
+    /**
+     * Drops the key's windows that end before {@code timestamp} (no lateness): they fired at their
+     * own timers, so only a run with allowed lateness, whose checkpoint this run restored, can have
+     * left them, each with a cleanup timer that may be this one (when the old lateness is a
+     * multiple of the slide, it falls on a later window's end). Without this they would stay, and
+     * the end of a bounded input would emit them again. The key's other windows are few and open.
+     */
+    private void dropFiredBefore(long timestamp) {
+        Map<TimeWindow, Object> open = windows.entries();
+        if (open.isEmpty()) {
+            return;
+        }
+        List<TimeWindow> fired = null;
+        for (TimeWindow window : open.keySet()) {
+            if (window.maxTimestamp() < timestamp) {
+                if (fired == null) {
+                    fired = new ArrayList<>(2);
+                }
+                fired.add(window);
+            }
+        }
+        if (fired != null) {
+            for (TimeWindow window : fired) {
+                purge(window);
+            }
         }
     }
 

@@ -18,6 +18,7 @@ import dev.weir.api.window.WindowAssigner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -46,16 +47,27 @@ class LatenessChangedOnRestoreTest {
     static final AtomicBoolean FAIL = new AtomicBoolean();
 
     /**
-     * Raised from none to 5 s: the window was open at the checkpoint, so it has no cleanup timer;
-     * after firing it waits for one. Lowered from 5 s to none: the window had fired before the
-     * checkpoint and waited for its cleanup timer, which the new run must still honour.
+     * Raised from none: the window was open at the checkpoint, so it has no cleanup timer; after
+     * firing it waits for one. Lowered to none: the window had fired before the checkpoint and
+     * waited for its cleanup timer, which the new run must still honour, also when that timer falls
+     * on the end of a later window of the same key (an old lateness of whole window sizes).
      */
-    @ParameterizedTest(name = "lateness {0} ms, then {1} ms")
-    @ValueSource(strings = {"0,5000", "5000,0"})
-    void eachWindowIsCommittedOnceWhenTheLatenessChangesAcrossARestore(String lateness)
+    @ParameterizedTest(name = "lateness {0}")
+    @ValueSource(
+            strings = {
+                "0 -> 5000, a key per second",
+                "5000 -> 0, a key per second",
+                "0 -> 1000, one key",
+                "1000 -> 0, one key",
+                "2000 -> 0, one key",
+                "1500 -> 0, one key"
+            })
+    void eachWindowIsCommittedOnceWhenTheLatenessChangesAcrossARestore(String change)
             throws Exception {
-        long before = Long.parseLong(lateness.split(",")[0]);
-        long after = Long.parseLong(lateness.split(",")[1]);
+        String[] parts = change.split("[ ,>-]+");
+        long before = Long.parseLong(parts[0]);
+        long after = Long.parseLong(parts[1]);
+        boolean oneKey = change.endsWith("one key");
         // Raised: window 0 open at the gate (watermark 899). Lowered: fired (watermark 1499).
         long gateAfter = before == 0 ? 900 : 1_500;
         List<Long> times = List.of(0L, 100L, 500L, 900L, 1_500L, 1_600L, 2_500L, 8_000L);
@@ -66,12 +78,12 @@ class LatenessChangedOnRestoreTest {
         CHECKPOINTS_AFTER_GATE.set(0);
         AT_GATE.set(false);
         FAIL.set(true);
-        assertThatThrownBy(() -> pipeline(times, gate, before, checkpoints, out).run())
+        assertThatThrownBy(() -> pipeline(times, gate, before, oneKey, checkpoints, out).run())
                 .isInstanceOf(JobFailedException.class)
                 .hasRootCauseMessage("injected failure after the checkpoint");
 
         FAIL.set(false);
-        pipeline(times, gate, after, checkpoints, out).run();
+        pipeline(times, gate, after, oneKey, checkpoints, out).run();
 
         assertThat(FileSink.readCommitted(out))
                 .as("one result per window, window [0, 1000) with its four records")
@@ -80,25 +92,39 @@ class LatenessChangedOnRestoreTest {
 
     /**
      * A timestamp whose windows do not fit in a long fails the job with its cause named; before,
-     * one near Long.MIN_VALUE was dropped without a word.
+     * one near Long.MIN_VALUE was dropped without a word. One whose window fits, however close to
+     * the end of the range, is counted in it.
      */
     @Test
-    void aTimestampWhoseWindowsOverflowFailsTheJobWithItsCause() {
+    void aTimestampWhoseWindowsOverflowFailsTheJobWithItsCause() throws Exception {
+        FAIL.set(false);
+        CHECKPOINTS_AFTER_GATE.set(2);
         for (long t : new long[] {Long.MIN_VALUE + 5, Long.MAX_VALUE - 5}) {
-            Path out = dir.resolve("out-" + (t < 0 ? "min" : "max"));
-            FAIL.set(false);
-            CHECKPOINTS_AFTER_GATE.set(2);
-            Pipeline pipeline = pipeline(List.of(t), 0, 0, dir.resolve("chk-" + t), out);
+            Path out = dir.resolve("out-" + t);
+            Pipeline pipeline = pipeline(List.of(t), 0, 0, true, dir.resolve("chk-" + t), out);
             assertThatThrownBy(pipeline::run)
                     .isInstanceOf(JobFailedException.class)
                     .rootCause()
                     .hasMessageContaining("timestamp " + t)
                     .hasMessageContaining("overflow");
         }
+        // Long.MIN_VALUE is 192 past a multiple of 1000, Long.MAX_VALUE 807.
+        Map<Long, Long> fitting =
+                Map.of(
+                        Long.MIN_VALUE + 1_500,
+                        Long.MIN_VALUE + 808,
+                        Long.MAX_VALUE - 1_500,
+                        Long.MAX_VALUE - 1_807);
+        for (Map.Entry<Long, Long> timeAndStart : fitting.entrySet()) {
+            long t = timeAndStart.getKey();
+            Path out = dir.resolve("out-" + t);
+            pipeline(List.of(t), 0, 0, true, dir.resolve("chk-" + t), out).run();
+            assertThat(FileSink.readCommitted(out)).containsExactly(timeAndStart.getValue() + ":1");
+        }
     }
 
     static Pipeline pipeline(
-            List<Long> times, int gate, long lateness, Path checkpoints, Path out) {
+            List<Long> times, int gate, long lateness, boolean oneKey, Path checkpoints, Path out) {
         Pipeline pipeline =
                 Pipeline.create("lateness-changed")
                         .parallelism(1)
@@ -127,9 +153,9 @@ class LatenessChangedOnRestoreTest {
                             }
                             return t;
                         })
-                // A key per second: no later window of the key has a timer whose scan would drop
-                // window [0, 1000) by chance.
-                .keyBy(t -> Math.floorDiv(t, 1000L))
+                // A key per second: no later window of the key has a timer that could drop window
+                // [0, 1000) by chance. One key: a later window's end can be an old cleanup time.
+                .keyBy(t -> oneKey ? 0L : Math.floorDiv(t, 1000L))
                 .window(WindowAssigner.tumbling(Duration.ofSeconds(1)))
                 .allowedLateness(Duration.ofMillis(lateness))
                 .<Long, Long, String>aggregate(
