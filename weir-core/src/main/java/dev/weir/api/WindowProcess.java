@@ -182,25 +182,28 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         WindowAssigner assigner = spec.assigner();
         long size = assigner.sizeMillis();
         long slide = slide(assigner);
+        // The latest window start at or before the time, in arithmetic that cannot overflow.
+        long sinceStart =
+                Math.floorMod(
+                        Math.floorMod(time, slide) - Math.floorMod(assigner.offsetMillis(), slide),
+                        slide);
         long last;
-        long lowest; // every window of the record starts after it
         try {
-            last =
-                    Math.subtractExact(
-                            time,
-                            Math.floorMod(
-                                    Math.subtractExact(time, assigner.offsetMillis()), slide));
+            last = Math.subtractExact(time, sinceStart);
             Math.addExact(last, size); // the last window's end
-            lowest = Math.subtractExact(time, size);
         } catch (ArithmeticException e) {
             throw overflow(time);
         }
         long[] starts = this.starts;
         int n = 0;
-        for (long s = last; s > lowest; s -= slide) {
+        // Every window that still contains the time (its end after it), earliest last.
+        for (long s = last; s + size > time; s -= slide) {
             starts[n++] = s;
-            if (s - lowest <= slide) {
-                break; // the next start is not after lowest (and might not fit in a long)
+            if (s < Long.MIN_VALUE + slide) { // the next start is below the range
+                if (s + size - time > slide) {
+                    throw overflow(time); // and its window would contain the time
+                }
+                break;
             }
         }
         boolean admitted = false;
@@ -231,12 +234,16 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         int count = open.size();
         // Until a pass over the open sessions leaves the merged window as it was (usually the
         // first: the record falls in or extends its key's one session). Touching sessions merge.
+        // A session already past its cleanup time is one a run with more allowed lateness kept
+        // (fired), restored from its checkpoint: it takes no record, and its own timer drops it.
+        // (With one lateness throughout, its cleanup timer dropped it before this record came.)
         boolean grew = count > 0;
         while (grew && absorbed.size() < count) {
             grew = false;
             for (TimeWindow session : open.keySet()) {
                 if (session.start() <= end
                         && start <= session.end()
+                        && !isLate(session, watermark) // see above
                         && !absorbed.contains(session)) {
                     absorbed.add(session);
                     if (session.start() < start || session.end() > end) {

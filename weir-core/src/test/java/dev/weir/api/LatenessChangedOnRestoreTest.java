@@ -99,7 +99,7 @@ class LatenessChangedOnRestoreTest {
     void aTimestampWhoseWindowsOverflowFailsTheJobWithItsCause() throws Exception {
         FAIL.set(false);
         CHECKPOINTS_AFTER_GATE.set(2);
-        for (long t : new long[] {Long.MIN_VALUE + 5, Long.MAX_VALUE - 5}) {
+        for (long t : new long[] {Long.MIN_VALUE + 5, Long.MIN_VALUE + 807, Long.MAX_VALUE - 5}) {
             Path out = dir.resolve("out-" + t);
             Pipeline pipeline = pipeline(List.of(t), 0, 0, true, dir.resolve("chk-" + t), out);
             assertThatThrownBy(pipeline::run)
@@ -108,12 +108,17 @@ class LatenessChangedOnRestoreTest {
                     .hasMessageContaining("timestamp " + t)
                     .hasMessageContaining("overflow");
         }
-        // Long.MIN_VALUE is 192 past a multiple of 1000, Long.MAX_VALUE 807.
+        // Long.MIN_VALUE is 192 past a multiple of 1000, Long.MAX_VALUE 807: the first whole
+        // window starts at MIN + 808, the last ends at MAX - 807.
         Map<Long, Long> fitting =
                 Map.of(
+                        Long.MIN_VALUE + 808,
+                        Long.MIN_VALUE + 808,
                         Long.MIN_VALUE + 1_500,
                         Long.MIN_VALUE + 808,
                         Long.MAX_VALUE - 1_500,
+                        Long.MAX_VALUE - 1_807,
+                        Long.MAX_VALUE - 808,
                         Long.MAX_VALUE - 1_807);
         for (Map.Entry<Long, Long> timeAndStart : fitting.entrySet()) {
             long t = timeAndStart.getKey();
@@ -123,8 +128,55 @@ class LatenessChangedOnRestoreTest {
         }
     }
 
+    /**
+     * A session kept (fired) by a run with more lateness takes no record that is late under the new
+     * lateness: the record goes to the side output, and the session is not emitted again.
+     */
+    @Test
+    void aSessionKeptByTheOldLatenessTakesNoRecordLateUnderTheNew() throws Exception {
+        List<Long> times = List.of(0L, 100L, 1_500L, 1_600L, 200L, 8_000L);
+        Path out = dir.resolve("out");
+        Path checkpoints = dir.resolve("chk");
+        WindowAssigner sessions = WindowAssigner.session(Duration.ofMillis(300));
+        CHECKPOINTS_AFTER_GATE.set(0);
+        AT_GATE.set(false);
+        FAIL.set(true);
+        assertThatThrownBy(() -> pipeline(times, 3, 2_000, true, sessions, checkpoints, out).run())
+                .isInstanceOf(JobFailedException.class);
+
+        FAIL.set(false);
+        pipeline(times, 3, 0, true, sessions, checkpoints, out).run();
+
+        assertThat(FileSink.readCommitted(out))
+                .containsExactlyInAnyOrder("0:2", "1500:2", "8000:1");
+        assertThat(FileSink.readCommitted(late(out))).containsExactly("200");
+    }
+
+    static Path late(Path out) {
+        return out.resolveSibling(out.getFileName() + "-late");
+    }
+
     static Pipeline pipeline(
             List<Long> times, int gate, long lateness, boolean oneKey, Path checkpoints, Path out) {
+        return pipeline(
+                times,
+                gate,
+                lateness,
+                oneKey,
+                WindowAssigner.tumbling(Duration.ofSeconds(1)),
+                checkpoints,
+                out);
+    }
+
+    static Pipeline pipeline(
+            List<Long> times,
+            int gate,
+            long lateness,
+            boolean oneKey,
+            WindowAssigner assigner,
+            Path checkpoints,
+            Path out) {
+        OutputTag<Long> lateTag = OutputTag.of("late");
         Pipeline pipeline =
                 Pipeline.create("lateness-changed")
                         .parallelism(1)
@@ -140,32 +192,39 @@ class LatenessChangedOnRestoreTest {
                                         }
                                     }
                                 });
-        pipeline.source(
-                        "times",
-                        new GatedSource(times, gate),
-                        WatermarkStrategy.<Long>forGenerator(Punctuated::new)
-                                .withTimestampAssigner((t, previous) -> t))
-                .map(
-                        t -> {
-                            if (FAIL.get() && CHECKPOINTS_AFTER_GATE.get() >= 2) {
-                                throw new IllegalStateException(
-                                        "injected failure after the checkpoint");
-                            }
-                            return t;
-                        })
-                // A key per second: no later window of the key has a timer that could drop window
-                // [0, 1000) by chance. One key: a later window's end can be an old cleanup time.
-                .keyBy(t -> oneKey ? 0L : Math.floorDiv(t, 1000L))
-                .window(WindowAssigner.tumbling(Duration.ofSeconds(1)))
-                .allowedLateness(Duration.ofMillis(lateness))
-                .<Long, Long, String>aggregate(
-                        "per-second",
-                        new WindowsTest.Count<Long>(),
-                        Codecs.LONG,
-                        (key, context, counts, collector) ->
-                                collector.collect(
-                                        context.window().start() + ":" + counts.iterator().next()))
-                .sink("out", FileSink.to(out));
+        DataStream<String> windows =
+                pipeline.source(
+                                "times",
+                                new GatedSource(times, gate),
+                                WatermarkStrategy.<Long>forGenerator(Punctuated::new)
+                                        .withTimestampAssigner((t, previous) -> t))
+                        .map(
+                                t -> {
+                                    if (FAIL.get() && CHECKPOINTS_AFTER_GATE.get() >= 2) {
+                                        throw new IllegalStateException(
+                                                "injected failure after the checkpoint");
+                                    }
+                                    return t;
+                                })
+                        // A key per second: no later window of the key has a timer that could drop
+                        // window
+                        // [0, 1000) by chance. One key: a later window's end can be an old cleanup
+                        // time.
+                        .keyBy(t -> oneKey ? 0L : Math.floorDiv(t, 1000L))
+                        .window(assigner)
+                        .allowedLateness(Duration.ofMillis(lateness))
+                        .sideOutputLateData(lateTag)
+                        .<Long, Long, String>aggregate(
+                                "per-second",
+                                new WindowsTest.Count<Long>(),
+                                Codecs.LONG,
+                                (key, context, counts, collector) ->
+                                        collector.collect(
+                                                context.window().start()
+                                                        + ":"
+                                                        + counts.iterator().next()));
+        windows.sink("out", FileSink.to(out));
+        windows.sideOutput(lateTag).map(t -> Long.toString(t)).sink("late", FileSink.to(late(out)));
         return pipeline;
     }
 
