@@ -440,8 +440,14 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
                 emit(context.key(), window, out);
                 purge(window);
             }
-            dropFiredBefore(timestamp);
-            return;
+            if (windows.entries().isEmpty()) {
+                return;
+            }
+            // Windows that ended before this timer fired at their own: only a run with allowed
+            // lateness, whose checkpoint this run restored, can have left them, each with a cleanup
+            // timer that may be this one (an old lateness of whole slides falls on a later
+            // window's end). The scan below drops them (their cleanup time, their end, is due);
+            // without it they would stay, and the end of a bounded input would emit them again.
         }
         // Only the windows this timer concerns, in time order (a key may have many open); copied
         // out of the map, which firing changes, and sorted only when more than one is due.
@@ -474,34 +480,6 @@ final class WindowProcess<K, T, R> implements KeyedProcessFunction<K, T, R> {
         more.sort(null);
         for (int i = 0; i < more.size(); i++) {
             fireDue(more.get(i), timestamp, context, out);
-        }
-    }
-
-    /**
-     * Drops the key's windows that end before {@code timestamp} (no lateness): they fired at their
-     * own timers, so only a run with allowed lateness, whose checkpoint this run restored, can have
-     * left them, each with a cleanup timer that may be this one (when the old lateness is a
-     * multiple of the slide, it falls on a later window's end). Without this they would stay, and
-     * the end of a bounded input would emit them again. The key's other windows are few and open.
-     */
-    private void dropFiredBefore(long timestamp) {
-        Map<TimeWindow, Object> open = windows.entries();
-        if (open.isEmpty()) {
-            return;
-        }
-        List<TimeWindow> fired = null;
-        for (TimeWindow window : open.keySet()) {
-            if (window.maxTimestamp() < timestamp) {
-                if (fired == null) {
-                    fired = new ArrayList<>(2);
-                }
-                fired.add(window);
-            }
-        }
-        if (fired != null) {
-            for (TimeWindow window : fired) {
-                purge(window);
-            }
         }
     }
 
