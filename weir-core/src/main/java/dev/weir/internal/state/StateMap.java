@@ -238,14 +238,20 @@ final class StateMap<K, V> extends AbstractMap<K, V> {
         return view;
     }
 
-    /** Walks the pairs in order; fails fast if the keys change meanwhile. */
+    /**
+     * Walks the pairs in order; fails fast if the keys change meanwhile. The end is the count when
+     * the walk began (the keys did not change since, or the next call fails): a removal or the
+     * switch to a hash map must not end a loop early, with no exception, where a hash map's
+     * iterator would throw.
+     */
     private abstract class Walk<E> implements Iterator<E> {
         private final int expected = changes;
+        private final int end = count;
         private int next;
 
         @Override
         public boolean hasNext() {
-            return next < count;
+            return next < end;
         }
 
         /** The position of the next pair's key. */
@@ -254,7 +260,7 @@ final class StateMap<K, V> extends AbstractMap<K, V> {
                 throw new ConcurrentModificationException(
                         "a MapState changed while its entries were iterated");
             }
-            if (next >= count) {
+            if (next >= end) {
                 throw new NoSuchElementException();
             }
             return 2 * next++;

@@ -101,6 +101,50 @@ class StateMapProperties {
         }
     }
 
+    /**
+     * A loop that changes the map it walks fails, whether the change leaves fewer entries than the
+     * walk has seen (it must not just end, leaving entries unvisited) or makes the map a hash map.
+     */
+    @Example
+    void aLoopThatChangesTheMapFailsRatherThanEndingEarly() {
+        StateMap<String, Long> map = new StateMap<>(new Object());
+        map.put("a", 1L);
+        map.put("b", 2L);
+        map.put("c", 3L);
+        List<String> visited = new ArrayList<>();
+        assertThatThrownBy(
+                        () -> {
+                            for (String key : map.readOnly().keySet()) {
+                                visited.add(key);
+                                if (!key.equals("a")) {
+                                    map.remove(key);
+                                }
+                            }
+                        })
+                .isInstanceOf(ConcurrentModificationException.class);
+        assertThat(visited).containsExactly("a", "b");
+
+        StateMap<String, Long> full = new StateMap<>(new Object());
+        for (int i = 0; i < StateMap.LINEAR; i++) {
+            full.put("k" + i, (long) i);
+        }
+        assertThatThrownBy(
+                        () -> {
+                            for (Map.Entry<String, Long> entry : full.readOnly().entrySet()) {
+                                full.put(entry.getKey() + "+", 0L); // the ninth: a hash map now
+                            }
+                        })
+                .isInstanceOf(ConcurrentModificationException.class);
+
+        // A walk that ended before the change stays ended, as a hash map's does.
+        Iterator<String> done = map.keySet().iterator();
+        while (done.hasNext()) {
+            done.next();
+        }
+        map.put("z", 9L);
+        assertThat(done.hasNext()).isFalse();
+    }
+
     @Example
     void theReadOnlyViewRefusesChangesAndFollowsTheMap() {
         StateMap<Integer, Integer> map = new StateMap<>(new Object());
