@@ -58,6 +58,10 @@ final class Worker implements Runnable {
      */
     private boolean pass(List<Task> tasks) throws Exception {
         boolean progress = false;
+        // One clock read per step: a step starts when the one before it ended (the claim between
+        // them is counted with it). Jobs of many tasks take many short steps, and two reads per
+        // step were 3 % of the workers' time in Nexmark q8.
+        long now = System.nanoTime();
         for (int i = 0; i < tasks.size(); i++) {
             Task task = tasks.get(i);
             if (!task.tryClaim()) {
@@ -69,10 +73,11 @@ final class Worker implements Runnable {
                     continue;
                 }
                 current = task; // named in the failure if the step throws
-                long start = System.nanoTime();
+                long start = now;
                 task.beginStep(start);
                 boolean moved = task.doWork();
-                task.timeStep(moved, start, System.nanoTime()); // metrics: per step, not record
+                now = System.nanoTime();
+                task.timeStep(moved, start, now); // metrics: per step, not record
                 progress |= moved;
                 current = null;
                 if (task.isDone()) {
