@@ -39,6 +39,13 @@ class WatermarkAlignmentTest {
 
     static final AtomicLong LEAD = new AtomicLong();
 
+    /**
+     * When set, split 1 reads nothing until split 0 has read half its records: without alignment
+     * the lead is then certain, not left to how the two subtasks happen to be scheduled (on a
+     * loaded machine the fast one can be descheduled long enough to stay close).
+     */
+    static volatile boolean holdSlowSplit;
+
     @TempDir Path dir;
 
     /** Each source subtask's time paused for alignment, from the job's metrics. */
@@ -59,8 +66,15 @@ class WatermarkAlignmentTest {
     @Test
     void withoutAlignmentTheFastSubtaskRunsAhead() throws Exception {
         // The same job with alignment off: the fast split reads 1,000 records to the slow one's 1,
-        // so it is far ahead (this is what the first test would see if alignment did nothing).
-        long lead = run(Duration.ZERO);
+        // so it is far ahead (this is what the first test would see if alignment did nothing). The
+        // slow split waits for the fast one to be half-way, so the lead does not depend on timing.
+        holdSlowSplit = true;
+        long lead;
+        try {
+            lead = run(Duration.ZERO);
+        } finally {
+            holdSlowSplit = false;
+        }
         assertThat(pausedNanos).containsExactly(0, 0);
         assertThat(lead).isGreaterThan(12_000);
     }
@@ -159,6 +173,9 @@ class WatermarkAlignmentTest {
 
                 @Override
                 public ReadStatus poll(Collector<Tick> out, int maxRecords) {
+                    if (id == 1 && holdSlowSplit && NEXT.get(0) < RECORDS / 2) {
+                        return ReadStatus.NOTHING_AVAILABLE;
+                    }
                     int limit = id == 0 ? Math.min(maxRecords, 1_000) : 1;
                     if (id == 0 && NEXT.get(1) < RECORDS) {
                         LEAD.accumulateAndGet(next - NEXT.get(1), Math::max);
