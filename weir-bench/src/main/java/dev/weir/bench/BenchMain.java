@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
             LogBench.class,
             JdbcBench.class,
             NexmarkBench.class,
+            NexmarkGeneratorBench.class,
             FlinkNexmarkBench.class
         })
 public final class BenchMain implements Callable<Integer> {

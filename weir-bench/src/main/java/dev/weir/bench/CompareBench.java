@@ -228,10 +228,15 @@ public final class CompareBench implements Callable<Integer> {
             }
         }
         long total = 0;
+        boolean anyNexmark = false;
         for (int i = 0; i < rows.size(); i++) {
             if (chosen(i + 1, rows.get(i))) {
                 total += unitsOf(rows.get(i));
+                anyNexmark |= rows.get(i).job().startsWith("nexmark-");
             }
+        }
+        if (anyNexmark) {
+            total += runs; // the generator alone, once per profile
         }
         progress =
                 ProgressReporter.onStandardError("compare", total * chosen.size(), "engine runs");
@@ -295,6 +300,12 @@ public final class CompareBench implements Callable<Integer> {
             }
             double w = median(weir);
             double f = median(flink);
+            String ceiling = "";
+            if (nexmarkRow) {
+                // What the shared generator alone reaches, over Flink: no engine's ratio can pass
+                // it.
+                ceiling = String.format(Locale.ROOT, " ceiling=%.2f", generator(summary) / f);
+            }
             boolean time = row.metric().equals("recovery_ms");
             String unit = time ? " ms" : " rec/s";
             table.append(
@@ -314,18 +325,56 @@ public final class CompareBench implements Callable<Integer> {
             summary.add(
                     String.format(
                             Locale.ROOT,
-                            "compare job=%s mode=%s K=%s weir=%.0f flink=%.0f ratio=%.2f%s jvm=%s%s",
+                            "compare job=%s mode=%s K=%s weir=%.0f flink=%.0f ratio=%.2f%s%s"
+                                    + " jvm=%s%s",
                             row.job(),
                             row.mode(),
                             keys(row),
                             w,
                             f,
                             w / f,
+                            ceiling,
                             time ? " unit=ms" : "",
                             name,
                             warm && !time ? " warm" : ""));
             System.out.println(summary.get(summary.size() - 1));
         }
+    }
+
+    /** The generator's events/s alone under each profile, measured at its first Nexmark row. */
+    private final Map<String, Double> generatorRates = new HashMap<>();
+
+    /**
+     * The median events/s of the Nexmark generator alone ({@code nexmark-generator}, in fresh JVMs
+     * with this profile's flags, as many runs as the engines): the ceiling of every Nexmark row.
+     */
+    private double generator(List<String> summary) throws Exception {
+        Double known = generatorRates.get(name);
+        if (known != null) {
+            return known;
+        }
+        Row row =
+                new Row(
+                        "nexmark-generator",
+                        "-",
+                        -1,
+                        List.of("--n", "" + nexmarkN, "--p", "" + p),
+                        "records_per_s");
+        double[] rates = new double[runs];
+        for (int run = 0; run < runs; run++) {
+            rates[run] = runOnce("nexmark-generator", row);
+        }
+        double rate = median(rates);
+        generatorRates.put(name, rate);
+        summary.add(
+                String.format(
+                        Locale.ROOT,
+                        "compare job=nexmark-generator generator=%.0f jvm=%s%s",
+                        rate,
+                        name,
+                        warm ? " warm" : ""));
+        System.out.println(summary.get(summary.size() - 1));
+        return rate;
     }
 
     private void printTables(Map<String, String> chosen, StringBuilder table, List<String> summary)
