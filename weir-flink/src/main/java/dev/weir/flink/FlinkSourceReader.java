@@ -16,10 +16,11 @@ import org.apache.flink.core.io.InputStatus;
 
 /**
  * Drives the Weir readers of the splits assigned to one Flink source subtask, on Flink's task
- * thread: {@link #pollNext} polls one split per call (round robin), {@link #snapshotState} reads
- * each open split's position between polls, so it matches the records emitted before the barrier.
- * When every split returned nothing, availability is signalled again after {@value #IDLE_MILLIS} ms
- * (a Weir {@code poll} never blocks; it asks to be called again).
+ * thread, once the enumerator has said it assigns no more: {@link #pollNext} polls one split per
+ * call (round robin), {@link #snapshotState} reads each open split's position between polls, so it
+ * matches the records emitted before the barrier. When every split returned nothing, availability
+ * is signalled again after {@value #IDLE_MILLIS} ms (a Weir {@code poll} never blocks; it asks to
+ * be called again).
  *
  * @param <T> record type
  */
@@ -49,6 +50,14 @@ final class FlinkSourceReader<T> implements SourceReader<T, WeirSplit> {
 
     @Override
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
+        if (!noMoreSplits) {
+            // Read nothing until the enumerator's last event for this reader has arrived. Were the
+            // records of a first split to make this task fail first, that event would find the
+            // task failed, and Flink would fail the job with "Task is not running" instead of the
+            // user's exception (seen once in CI with no restarts). Events arrive in order, so by
+            // now every split of this reader has too; the enumerator sends it nothing later.
+            return InputStatus.NOTHING_AVAILABLE;
+        }
         for (int tried = 0; tried < open.size(); tried++) {
             next = next % open.size();
             Open<T> split = open.get(next);

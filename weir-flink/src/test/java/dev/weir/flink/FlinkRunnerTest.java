@@ -357,6 +357,34 @@ class FlinkRunnerTest {
     }
 
     @Test
+    void aFailureInTheFirstOfManySplitsReportsTheUsersException() {
+        // 500 splits on one reader: 500 split events and then "no more splits" reach the task one
+        // by one. Were it to read (and fail) as the first split arrives, a later event would find
+        // the task failed, and the job would fail with Flink's "Task is not running".
+        for (int round = 0; round < 5; round++) {
+            Pipeline pipeline =
+                    Pipeline.create("fails-early")
+                            .parallelism(1)
+                            .restartStrategy(RestartStrategy.none());
+            pipeline.source("numbers", Sources.sequence(1, 5_000, 500, 0))
+                    .map(
+                            n -> {
+                                if (n == 3) {
+                                    throw new IllegalArgumentException("three is not allowed");
+                                }
+                                return n;
+                            })
+                    .sink("out", Sinks.collect());
+
+            assertThatThrownBy(() -> pipeline.run(FlinkRunner.local(1)))
+                    .isInstanceOf(JobFailedException.class)
+                    .cause()
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("three is not allowed");
+        }
+    }
+
+    @Test
     void onEndOfInputVisitsEveryKeyWithItsStateOnWeirAndOnFlink() throws Exception {
         List<String> weir = totals(null);
         List<String> flink = totals(FlinkRunner.local(2));
