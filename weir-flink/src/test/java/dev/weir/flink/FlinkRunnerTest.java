@@ -337,13 +337,28 @@ class FlinkRunnerTest {
 
     @Test
     void aFailureWithoutRestartsReportsTheUsersException() {
+        assertReportsTheUsersException(Sources.sequence(1, 10), 5);
+    }
+
+    @Test
+    void aFailureInTheFirstOfManySplitsReportsTheUsersException() {
+        // 500 splits on one reader: 500 split events and then "no more splits" reach the task one
+        // by one. Were it to read (and fail) as the first split arrives, a later event would find
+        // the task failed, and the job would fail with Flink's "Task is not running".
+        for (int round = 0; round < 5; round++) {
+            assertReportsTheUsersException(Sources.sequence(1, 5_000, 500, 0), 3);
+        }
+    }
+
+    /** A job without restarts whose map throws at {@code failAt} fails with that exception. */
+    private static void assertReportsTheUsersException(Source<Long> numbers, long failAt) {
         Pipeline pipeline =
                 Pipeline.create("fails").parallelism(1).restartStrategy(RestartStrategy.none());
-        pipeline.source("numbers", Sources.sequence(1, 10))
+        pipeline.source("numbers", numbers)
                 .map(
                         n -> {
-                            if (n == 5) {
-                                throw new IllegalArgumentException("five is not allowed");
+                            if (n == failAt) {
+                                throw new IllegalArgumentException(n + " is not allowed");
                             }
                             return n;
                         })
@@ -353,35 +368,7 @@ class FlinkRunnerTest {
                 .isInstanceOf(JobFailedException.class)
                 .cause()
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("five is not allowed");
-    }
-
-    @Test
-    void aFailureInTheFirstOfManySplitsReportsTheUsersException() {
-        // 500 splits on one reader: 500 split events and then "no more splits" reach the task one
-        // by one. Were it to read (and fail) as the first split arrives, a later event would find
-        // the task failed, and the job would fail with Flink's "Task is not running".
-        for (int round = 0; round < 5; round++) {
-            Pipeline pipeline =
-                    Pipeline.create("fails-early")
-                            .parallelism(1)
-                            .restartStrategy(RestartStrategy.none());
-            pipeline.source("numbers", Sources.sequence(1, 5_000, 500, 0))
-                    .map(
-                            n -> {
-                                if (n == 3) {
-                                    throw new IllegalArgumentException("three is not allowed");
-                                }
-                                return n;
-                            })
-                    .sink("out", Sinks.collect());
-
-            assertThatThrownBy(() -> pipeline.run(FlinkRunner.local(1)))
-                    .isInstanceOf(JobFailedException.class)
-                    .cause()
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("three is not allowed");
-        }
+                .hasMessage(failAt + " is not allowed");
     }
 
     @Test
