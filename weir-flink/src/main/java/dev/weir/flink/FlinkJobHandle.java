@@ -37,6 +37,9 @@ final class FlinkJobHandle implements JobHandle {
     /** Set when the job is asked to stop with a savepoint (its end is then not "finished"). */
     private volatile boolean stopping;
 
+    /** The stop-with-savepoint's outcome, once one was asked for. */
+    private volatile CompletableFuture<CheckpointStats> stopped;
+
     FlinkJobHandle(
             String name,
             JobClient client,
@@ -59,15 +62,33 @@ final class FlinkJobHandle implements JobHandle {
                                     if (checkpointDirectory != null && !stopping) {
                                         markFinished(checkpointDirectory, client);
                                     }
+                                    return done;
+                                })
+                        .thenCompose(
+                                done -> {
                                     // The job's run time as Flink measures it: the local
                                     // cluster's start-up is not the pipeline's.
-                                    return new JobResult(
-                                            name,
+                                    Duration ran =
                                             Duration.ofNanos(
                                                     done.getNetRuntime(TimeUnit.MICROSECONDS)
-                                                            * 1000),
-                                            attempts.get(),
-                                            null);
+                                                            * 1000);
+                                    CompletableFuture<CheckpointStats> stop = stopped;
+                                    if (stop == null) {
+                                        return CompletableFuture.completedFuture(
+                                                new JobResult(name, ran, attempts.get(), null));
+                                    }
+                                    // Stopped with a savepoint: the result names it, as on
+                                    // Weir's runtime; a stop that failed (the job finished its
+                                    // input first) names none.
+                                    return stop.handle(
+                                            (savepoint, stopFailure) ->
+                                                    new JobResult(
+                                                            name,
+                                                            ran,
+                                                            attempts.get(),
+                                                            savepoint == null
+                                                                    ? null
+                                                                    : savepoint.path()));
                                 });
     }
 
@@ -151,11 +172,23 @@ final class FlinkJobHandle implements JobHandle {
     @Override
     public CompletableFuture<CheckpointStats> stopWithSavepoint(Path directory) {
         stopping = true;
-        return client.stopWithSavepoint(
+        // Known before the client is asked, so the job's end, however soon, sees the stop.
+        CompletableFuture<CheckpointStats> stop = new CompletableFuture<>();
+        stopped = stop;
+        client.stopWithSavepoint(
                         false,
                         directory.toAbsolutePath().toUri().toString(),
                         SavepointFormatType.CANONICAL)
-                .thenApply(FlinkJobHandle::savepointStats);
+                .thenApply(FlinkJobHandle::savepointStats)
+                .whenComplete(
+                        (savepoint, failure) -> {
+                            if (failure != null) {
+                                stop.completeExceptionally(failure);
+                            } else {
+                                stop.complete(savepoint);
+                            }
+                        });
+        return stop;
     }
 
     /** Writes {@link Translator#FINISHED_MARKER}: this job's end, for the next run to see. */

@@ -350,6 +350,42 @@ class FlinkRunnerTest {
         }
     }
 
+    /** Counts down once the job's first record passed: its tasks run, so a stop can be asked. */
+    static final java.util.concurrent.CountDownLatch RUNNING =
+            new java.util.concurrent.CountDownLatch(1);
+
+    @Test
+    void aStopWithSavepointNamesTheSavepointInTheJobResult() throws Exception {
+        Pipeline pipeline =
+                Pipeline.create("stops")
+                        .parallelism(1)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(50), temp.resolve("chk")));
+        pipeline.source("numbers", Sources.sequence(1, 1_000_000, 1, 1_000))
+                .map(
+                        n -> {
+                            RUNNING.countDown();
+                            return n;
+                        })
+                .sink("out", Sinks.collect());
+        dev.weir.api.JobHandle job = pipeline.start(FlinkRunner.local(1));
+        try {
+            assertThat(RUNNING.await(2, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+            CheckpointStats savepoint =
+                    job.stopWithSavepoint(temp.resolve("savepoints"))
+                            .get(2, java.util.concurrent.TimeUnit.MINUTES);
+            JobResult result = job.await(Duration.ofMinutes(2));
+
+            assertThat(savepoint.path()).startsWith(temp.resolve("savepoints"));
+            assertThat(result.stoppedWithSavepoint())
+                    .as("as on Weir's own runtime")
+                    .contains(savepoint.path());
+        } finally {
+            job.cancel();
+        }
+    }
+
     /** A job without restarts whose map throws at {@code failAt} fails with that exception. */
     private static void assertReportsTheUsersException(Source<Long> numbers, long failAt) {
         Pipeline pipeline =
