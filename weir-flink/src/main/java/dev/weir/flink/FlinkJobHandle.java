@@ -34,10 +34,10 @@ final class FlinkJobHandle implements JobHandle {
     private final CompletableFuture<JobResult> result;
     private volatile boolean cancelled;
 
-    /** Set when the job is asked to stop with a savepoint (its end is then not "finished"). */
-    private volatile boolean stopping;
-
-    /** The stop-with-savepoint's outcome, once one was asked for. */
+    /**
+     * The stop-with-savepoint's outcome, set when one is asked for (the job's end is then not
+     * "finished"); null while none was.
+     */
     private volatile CompletableFuture<CheckpointStats> stopped;
 
     FlinkJobHandle(
@@ -59,7 +59,7 @@ final class FlinkJobHandle implements JobHandle {
                                     if (failure != null) {
                                         throw new CompletionException(failure);
                                     }
-                                    if (checkpointDirectory != null && !stopping) {
+                                    if (checkpointDirectory != null && stopped == null) {
                                         markFinished(checkpointDirectory, client);
                                     }
                                     return done;
@@ -171,7 +171,6 @@ final class FlinkJobHandle implements JobHandle {
 
     @Override
     public CompletableFuture<CheckpointStats> stopWithSavepoint(Path directory) {
-        stopping = true;
         // Known before the client is asked, so the job's end, however soon, sees the stop.
         CompletableFuture<CheckpointStats> stop = new CompletableFuture<>();
         stopped = stop;
