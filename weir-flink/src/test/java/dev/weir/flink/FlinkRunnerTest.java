@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.api.JobFailedException;
+import dev.weir.api.JobHandle;
 import dev.weir.api.JobListener;
 import dev.weir.api.JobResult;
 import dev.weir.api.Pipeline;
@@ -29,6 +30,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -350,12 +353,10 @@ class FlinkRunnerTest {
         }
     }
 
-    /** Counts down once the job's first record passed: its tasks run, so a stop can be asked. */
-    static final java.util.concurrent.CountDownLatch RUNNING =
-            new java.util.concurrent.CountDownLatch(1);
-
     @Test
     void aStopWithSavepointNamesTheSavepointInTheJobResult() throws Exception {
+        // Counts down once the first record passed: the tasks run, so a stop can be asked.
+        CountDownLatch running = new CountDownLatch(1);
         Pipeline pipeline =
                 Pipeline.create("stops")
                         .parallelism(1)
@@ -365,16 +366,15 @@ class FlinkRunnerTest {
         pipeline.source("numbers", Sources.sequence(1, 1_000_000, 1, 1_000))
                 .map(
                         n -> {
-                            RUNNING.countDown();
+                            running.countDown();
                             return n;
                         })
                 .sink("out", Sinks.collect());
-        dev.weir.api.JobHandle job = pipeline.start(FlinkRunner.local(1));
+        JobHandle job = pipeline.start(FlinkRunner.local(1));
         try {
-            assertThat(RUNNING.await(2, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+            assertThat(running.await(2, TimeUnit.MINUTES)).isTrue();
             CheckpointStats savepoint =
-                    job.stopWithSavepoint(temp.resolve("savepoints"))
-                            .get(2, java.util.concurrent.TimeUnit.MINUTES);
+                    job.stopWithSavepoint(temp.resolve("savepoints")).get(2, TimeUnit.MINUTES);
             JobResult result = job.await(Duration.ofMinutes(2));
 
             assertThat(savepoint.path()).startsWith(temp.resolve("savepoints"));
