@@ -92,6 +92,9 @@ final class PacedSource<T> implements Source<T> {
 
         @Override
         public ReadStatus poll(Collector<T> collector, int maxRecords) throws Exception {
+            if (SplitGate.holds()) {
+                return ReadStatus.NOTHING_AVAILABLE; // another split ended: see SplitGate
+            }
             int budget = maxRecords;
             if (ratePerSecond > 0) {
                 budget = (int) Math.min(budget, allowedNow());
@@ -110,6 +113,7 @@ final class PacedSource<T> implements Source<T> {
             emitted += count[0];
             if (status == ReadStatus.END_OF_INPUT && !endReported) {
                 endReported = true;
+                SplitGate.ended(emitted);
                 out.println(ENDED + split + " " + emitted);
                 out.flush();
             }

@@ -181,6 +181,9 @@ public final class VerifyJob {
         }
         boolean kafka = source.equals("kafka") || kind.equals("kafka");
         String flink = targets.get("flink");
+        if (flink == null) {
+            SplitGate.enable();
+        }
         int[] order = keyOrder(seed, keys);
         Pipeline pipeline =
                 Pipeline.create("weir-verify")
@@ -212,6 +215,7 @@ public final class VerifyJob {
 
                                     @Override
                                     public void onCheckpointComplete(CheckpointStats stats) {
+                                        SplitGate.checkpointCompleted();
                                         System.out.println("CHECKPOINT " + stats.id());
                                         System.out.flush();
                                     }

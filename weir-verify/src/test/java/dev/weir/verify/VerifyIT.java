@@ -131,6 +131,38 @@ class VerifyIT {
                 .endsWith(" seed=" + SEED);
     }
 
+    /**
+     * Unpaced, the splits of 3,000 records end within milliseconds of each other, before two
+     * checkpoints could complete between the first end and the last; the child holds the splits
+     * still running once one ended ({@link SplitGate}), so the kill planned for that state lands
+     * however fast or slow the machine is.
+     */
+    @Test
+    void aKillOnceSomeSplitsEndedLandsThoughTheSplitsEndTogether() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        Verifier.Report report =
+                new Verifier(
+                                new Verifier.Options(
+                                        "files",
+                                        "file",
+                                        2,
+                                        SEED,
+                                        3_000,
+                                        50,
+                                        1_000_000_000L,
+                                        dir,
+                                        null,
+                                        List.of()),
+                                out)
+                        .run();
+        String log = bytes.toString(StandardCharsets.UTF_8);
+
+        assertThat(report.findings().problems()).as(log).isEmpty();
+        assertThat(report.splitStates().ended()).as(log).isEqualTo(1);
+        assertThat(report.passed()).isTrue();
+    }
+
     @ParameterizedTest(name = "source {0}, sink {1}")
     @CsvSource({"log, file", "log, postgres", "files, log"})
     void aRestoredSourceThatReadsItsEndedSplitsAgainIsCaught(String source, String sink)
