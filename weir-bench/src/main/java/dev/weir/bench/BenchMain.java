@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
             JdbcBench.class,
             NexmarkBench.class,
             NexmarkGeneratorBench.class,
+            KeyedSumFloorBench.class,
             FlinkNexmarkBench.class
         })
 public final class BenchMain implements Callable<Integer> {
