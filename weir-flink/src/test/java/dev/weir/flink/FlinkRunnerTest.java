@@ -12,6 +12,7 @@ import dev.weir.api.RestartStrategy;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.codec.Codecs;
+import dev.weir.api.function.Collector;
 import dev.weir.api.function.KeyedProcessFunction;
 import dev.weir.api.log.DurableLog;
 import dev.weir.api.log.LogOptions;
@@ -21,7 +22,10 @@ import dev.weir.api.sink.FileSink;
 import dev.weir.api.sink.FileTableSink;
 import dev.weir.api.sink.LogSink;
 import dev.weir.api.sink.Sinks;
+import dev.weir.api.source.ReadStatus;
 import dev.weir.api.source.Source;
+import dev.weir.api.source.SourceContext;
+import dev.weir.api.source.SourceReader;
 import dev.weir.api.source.Sources;
 import dev.weir.api.state.MapState;
 import dev.weir.api.state.ValueState;
@@ -294,10 +298,12 @@ class FlinkRunnerTest {
         Outputs flink = outputs("flink");
         AtomicBoolean failOnce = new AtomicBoolean(true);
         AtomicBoolean checkpointed = new AtomicBoolean();
+        // The source reads 1,000 records and then nothing until three checkpoints completed: the
+        // failure, armed by the third, then hits a record however slowly the checkpoints come.
         Pipeline first =
                 pipeline(
                                 "flink",
-                                Sources.sequence(1, n, 1, 4_000),
+                                new HoldingSource<>(Sources.sequence(1, n), 1_000, checkpointed),
                                 1,
                                 flink,
                                 50,
@@ -336,6 +342,88 @@ class FlinkRunnerTest {
                 .hasMessageContaining("withResume");
         assertThat(flink.fileLines()).as("the refused run added nothing").isEqualTo(expected(n));
         assertThat(flink.logRecords()).isEqualTo(expected(n));
+    }
+
+    /**
+     * Reads {@code holdAt} records of each split of {@code inner}, then nothing until {@code
+     * released} is set (at most a minute, so a run whose checkpoints never complete fails its
+     * assertions instead of hanging).
+     */
+    static final class HoldingSource<T> implements Source<T> {
+        private static final long serialVersionUID = 1L;
+        private final Source<T> inner;
+        private final long holdAt;
+        private final AtomicBoolean released;
+
+        HoldingSource(Source<T> inner, long holdAt, AtomicBoolean released) {
+            this.inner = inner;
+            this.holdAt = holdAt;
+            this.released = released;
+        }
+
+        @Override
+        public String kind() {
+            return inner.kind();
+        }
+
+        @Override
+        public boolean isReplayable() {
+            return inner.isReplayable();
+        }
+
+        @Override
+        public List<String> splits(int parallelism) {
+            return inner.splits(parallelism);
+        }
+
+        @Override
+        public SourceReader<T> openReader(String split, SourceContext context) throws Exception {
+            SourceReader<T> reader = inner.openReader(split, context);
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            return new SourceReader<>() {
+                private long read;
+
+                @Override
+                public ReadStatus poll(Collector<T> out, int maxRecords) throws Exception {
+                    int budget = maxRecords;
+                    if (!released.get() && System.nanoTime() < deadline) {
+                        budget = (int) Math.min(budget, holdAt - read);
+                        if (budget <= 0) {
+                            return ReadStatus.NOTHING_AVAILABLE;
+                        }
+                    }
+                    long before = reader.position();
+                    ReadStatus status = reader.poll(out, budget);
+                    read += reader.position() - before;
+                    return status;
+                }
+
+                @Override
+                public long position() {
+                    return reader.position();
+                }
+
+                @Override
+                public void seek(long position) throws Exception {
+                    reader.seek(position);
+                }
+
+                @Override
+                public byte[] snapshotState() throws Exception {
+                    return reader.snapshotState();
+                }
+
+                @Override
+                public void restoreState(byte[] state) throws Exception {
+                    reader.restoreState(state);
+                }
+
+                @Override
+                public void close() throws Exception {
+                    reader.close();
+                }
+            };
+        }
     }
 
     @Test
