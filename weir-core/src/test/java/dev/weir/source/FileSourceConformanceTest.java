@@ -253,4 +253,58 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
                 .contains("Sources.filesWatching")
                 .contains("source split 'files-1-of-2' had ended in the restored checkpoint");
     }
+
+    /**
+     * A file being read when the checkpoint was taken, then truncated or replaced before the
+     * restore: a warning names it, and no torn rest of a line is emitted (before, a shorter file's
+     * rest was skipped without a word, and a replaced one was read on from mid-line).
+     */
+    @Test
+    void aFileTruncatedOrReplacedSinceTheCheckpointIsNamedAndNoTornLineIsRead() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("changed"));
+        writeLines(dir.resolve("a.txt"), List.of("alpha-1", "alpha-2", "alpha-3", "alpha-4"));
+        writeLines(dir.resolve("b.txt"), List.of("beta"));
+        Source<String> source = Sources.files(dir, 1);
+        String split = source.splits(1).get(0);
+        long position;
+        byte[] state;
+        try (var reader = source.openReader(split, CONTEXT)) {
+            List<String> read = new java.util.ArrayList<>();
+            while (read.size() < 2) {
+                reader.poll(read::add, 2 - read.size());
+            }
+            assertThat(read).containsExactly("alpha-1", "alpha-2");
+            position = reader.position();
+            state = reader.snapshotState();
+        }
+
+        // Replaced by a longer file whose lines do not end where the old ones did.
+        writeLines(dir.resolve("a.txt"), List.of("a-much-longer-first-line", "next", "last"));
+        assertThat(restoredAndReadToTheEnd(source, split, state, position))
+                .containsExactly("next", "last", "beta");
+        // Truncated below the position.
+        writeLines(dir.resolve("a.txt"), List.of("a"));
+        assertThat(restoredAndReadToTheEnd(source, split, state, position)).containsExactly("beta");
+    }
+
+    private List<String> restoredAndReadToTheEnd(
+            Source<String> source, String split, byte[] state, long position) throws Exception {
+        java.io.PrintStream original = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+        List<String> read = new java.util.ArrayList<>();
+        try (var reader = source.openReader(split, CONTEXT)) {
+            reader.restoreState(state);
+            reader.seek(position);
+            while (reader.poll(read::add, 10) != dev.weir.api.source.ReadStatus.END_OF_INPUT) {
+                assertThat(read.size()).isLessThan(100);
+            }
+        } finally {
+            System.setErr(original);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8))
+                .contains("a.txt")
+                .contains("truncated or replaced since the checkpoint");
+        return read;
+    }
 }

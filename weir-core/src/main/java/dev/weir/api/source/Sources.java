@@ -78,7 +78,9 @@ public final class Sources {
      * Names starting with '.' or '_' are skipped: write a file under such a name and rename it when
      * complete. The files are spread over {@value FileSource#DEFAULT_SPLITS} splits by name, each
      * read in file-name order, so lines keep their order within a file and a checkpoint restores at
-     * any parallelism; see {@link #files(Path, int)}.
+     * any parallelism; see {@link #files(Path, int)}. Files must not change once written: a file
+     * that a restore finds truncated or replaced under the position it had read to is named in a
+     * warning, and reading goes on at its end or its next line.
      *
      * @param directory the directory whose files are read; sub-directories are not
      * @return a source that ends when every file present at the start is read

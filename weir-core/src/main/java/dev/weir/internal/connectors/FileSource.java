@@ -311,11 +311,60 @@ public final class FileSource implements Source<String> {
             return bytes;
         }
 
+        /**
+         * Restores the position in the file being read. That position is always at the start of a
+         * line; if the file is now shorter, or the byte before it is no newline, the file was
+         * truncated or replaced since the checkpoint. A warning says so, and reading goes on at its
+         * end, or at its next line, instead of emitting the torn rest of a line.
+         */
         @Override
         public void seek(long position) throws IOException {
-            if (current != null) {
-                open(current, position);
+            if (current == null) {
+                return;
             }
+            open(current, position);
+            long size = channel.size();
+            if (size < position) {
+                changedSinceCheckpoint(
+                        "is now " + size + " bytes, shorter than the " + position + " already read",
+                        "its rest is not read");
+                this.position = size;
+            } else if (position > 0 && byteAt(position - 1) != '\n') {
+                long next = nextLineStart(position);
+                changedSinceCheckpoint(
+                        "has no line ending before the " + position + " bytes already read",
+                        "reading goes on at its next line, byte " + next);
+                this.position = next;
+            }
+        }
+
+        private void changedSinceCheckpoint(String what, String consequence) {
+            org.slf4j.LoggerFactory.getLogger(FileSource.class)
+                    .warn(
+                            "file {} {}: truncated or replaced since the checkpoint, so {}. Write"
+                                    + " new data to new files (or append to this one) instead",
+                            Path.of(directory).resolve(current),
+                            what,
+                            consequence);
+        }
+
+        private int byteAt(long at) throws IOException {
+            ByteBuffer one = ByteBuffer.allocate(1);
+            return channel.read(one, at) == 1 ? one.get(0) : -1;
+        }
+
+        /** The position after the first newline at or after {@code from}, or the file's end. */
+        private long nextLineStart(long from) throws IOException {
+            ByteBuffer scan = ByteBuffer.allocate(64 * 1024);
+            long at = from;
+            for (int read; (read = channel.read(scan.clear(), at)) > 0; at += read) {
+                for (int i = 0; i < read; i++) {
+                    if (scan.get(i) == '\n') {
+                        return at + i + 1;
+                    }
+                }
+            }
+            return at;
         }
 
         @Override
