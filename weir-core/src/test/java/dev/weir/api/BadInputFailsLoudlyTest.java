@@ -128,6 +128,36 @@ class BadInputFailsLoudlyTest {
                 .hasMessageContaining("hashes by identity");
     }
 
+    /**
+     * A log record its source's codec cannot read (raw line bytes, as {@code weir log append}
+     * writes them, read with Codecs.STRING) fails the job at once, naming the topic, partition and
+     * offset: before, the message named none of them, and the job restarted on it again and again.
+     */
+    @Test
+    void aLogRecordItsCodecCannotReadFailsAtOnceNamingWhereItIs() {
+        Path log = dir.resolve("log");
+        try (dev.weir.api.log.DurableLog durable =
+                dev.weir.api.log.DurableLog.open(log, dev.weir.api.log.LogOptions.defaults())) {
+            durable.createTopic("lines", 1);
+            durable.append(
+                    "lines",
+                    0,
+                    List.of(
+                            Codecs.STRING.toBytes("fine"),
+                            "hello".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        Pipeline pipeline = checkpointed("raw-lines");
+        pipeline.source("lines", Sources.log(log, "lines", Codecs.STRING))
+                .sink("out", Sinks.counting());
+        assertThatThrownBy(pipeline::run)
+                .isInstanceOf(JobFailedException.class)
+                .cause()
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining("log topic 'lines' partition 0")
+                .hasMessageContaining("the record at offset 1 (5 bytes)")
+                .hasMessageContaining("weir log append");
+    }
+
     /** A record key holding an array: its equals and hashCode use the array's identity. */
     record Bytes(byte[] id) {}
 

@@ -125,7 +125,12 @@ class CheckpointStoreTest {
                 .hasMessageContaining(dir.resolve(newest).toString());
         assertThatThrownBy(() -> CheckpointView.open(dir.resolve("chk-nope")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("the path does not exist");
+                .hasMessageContaining("the path does not exist")
+                .hasMessageContaining("\"latest\", \"none\" or such a path");
+        // A file (here the manifest itself) is named as a file, not called a corrupt checkpoint.
+        assertThatThrownBy(() -> CheckpointView.open(stats.get(1).path().resolve("_manifest")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("it is a file, not a directory");
         assertThat(CheckpointView.open(stats.get(1).path()).id()).isEqualTo(stats.get(1).id());
     }
 

@@ -451,9 +451,19 @@ public final class CheckpointStore implements CheckpointStorage {
                             + ": the path does not exist. Pass the directory of one checkpoint"
                             + " (chk-...) or savepoint (savepoint-...), e.g. the path"
                             + " CheckpointStats.path() returned; weir inspect <checkpoint"
-                            + " directory> lists them");
+                            + " directory> lists them. A resume setting is \"latest\", \"none\""
+                            + " or such a path");
         }
-        if (!Files.isDirectory(path) || Files.exists(path.resolve(Manifest.FILE_NAME))) {
+        if (!Files.isDirectory(path)) {
+            throw new IllegalArgumentException(
+                    "no checkpoint or savepoint at "
+                            + path.toAbsolutePath()
+                            + ": it is a file, not a directory. Pass the directory of one"
+                            + " checkpoint (chk-...) or savepoint (savepoint-...), the one that"
+                            + " holds "
+                            + Manifest.FILE_NAME);
+        }
+        if (Files.exists(path.resolve(Manifest.FILE_NAME))) {
             return;
         }
         List<String> savepoints = new ArrayList<>();

@@ -72,7 +72,7 @@ public final class LogSource<T> implements Source<T> {
         Path root = PartitionLogs.canonical(Path.of(directory));
         PartitionLog log = PartitionLogs.openReadable(root, topic, partition, options);
         try {
-            return new Reader(log);
+            return new Reader(log, partition);
         } catch (Exception e) {
             PartitionLogs.close(log);
             throw e;
@@ -94,10 +94,42 @@ public final class LogSource<T> implements Source<T> {
         private long openTransaction = -1;
         private long openBegin;
 
-        Reader(PartitionLog log) throws Exception {
+        private final int partition;
+
+        Reader(PartitionLog log, int partition) throws Exception {
             this.log = log;
+            this.partition = partition;
             this.reader = PartitionLogs.reader(log, log.startOffset());
             this.end = bounded ? log.refresh() : Long.MAX_VALUE;
+        }
+
+        /**
+         * Decodes the record at {@code offset}. A record the codec cannot read fails the job at
+         * once, naming where it is: a restart would read the same bytes again.
+         */
+        private T decode(long offset, byte[] buffer, int at, int length) {
+            try {
+                return codec.decode(input.reset(buffer, at, length));
+            } catch (Exception e) {
+                throw new dev.weir.api.UnrecoverableException(
+                        "log topic '"
+                                + topic
+                                + "' partition "
+                                + partition
+                                + " in "
+                                + directory
+                                + ": the record at offset "
+                                + offset
+                                + " ("
+                                + length
+                                + " bytes) cannot be decoded with the source's codec ("
+                                + e
+                                + "). It was written with another codec: read a topic with the"
+                                + " codec its writer used. `weir log append` writes each line's"
+                                + " bytes as they are, without the length Codecs.STRING reads"
+                                + " first",
+                        e);
+            }
         }
 
         @Override
@@ -111,8 +143,7 @@ public final class LogSource<T> implements Source<T> {
                             (offset, attributes, transaction, buffer, at, length) -> {
                                 switch (attributes) {
                                     case PartitionLog.DATA ->
-                                            out.collect(
-                                                    codec.decode(input.reset(buffer, at, length)));
+                                            out.collect(decode(offset, buffer, at, length));
                                     case PartitionLog.TXN_BEGIN -> {
                                         open.clear();
                                         openTransaction = transaction;
@@ -120,7 +151,7 @@ public final class LogSource<T> implements Source<T> {
                                     }
                                     case PartitionLog.TXN_DATA -> {
                                         if (transaction == openTransaction) {
-                                            open.add(codec.decode(input.reset(buffer, at, length)));
+                                            open.add(decode(offset, buffer, at, length));
                                         }
                                     }
                                     case PartitionLog.TXN_COMMIT -> {
