@@ -239,15 +239,11 @@ public final class FileSource implements Source<String> {
             long finished = finishedSizes.getOrDefault(name, readTo);
             if (listed < readTo && finished >= readTo) {
                 finishedSizes.put(name, listed); // warn once per shrink
-                org.slf4j.LoggerFactory.getLogger(FileSource.class)
-                        .warn(
-                                "file {} is now {} bytes, shorter than the {} already read:"
-                                        + " truncated or replaced, so what it holds now is not"
-                                        + " read. Write new data to new files (or append to this"
-                                        + " one) instead",
-                                Path.of(directory).resolve(name),
-                                listed,
-                                readTo);
+                warnChanged(
+                        name,
+                        "is now " + listed + " bytes, shorter than the " + readTo + " already read",
+                        "",
+                        "what it holds now is not read");
                 return false;
             }
             return listed > finished && listed > readTo;
@@ -325,41 +321,50 @@ public final class FileSource implements Source<String> {
             open(current, position);
             long size = channel.size();
             if (size < position) {
-                changedSinceCheckpoint(
+                warnChanged(
+                        current,
                         "is now " + size + " bytes, shorter than the " + position + " already read",
+                        " since the checkpoint",
                         "its rest is not read");
                 this.position = size;
             } else if (position > 0 && byteAt(position - 1) != '\n') {
                 long next = nextLineStart(position);
-                changedSinceCheckpoint(
+                warnChanged(
+                        current,
                         "has no line ending before the " + position + " bytes already read",
+                        " since the checkpoint",
                         "reading goes on at its next line, byte " + next);
                 this.position = next;
             }
         }
 
-        private void changedSinceCheckpoint(String what, String consequence) {
+        /** Warns that file {@code name}, partly read, was truncated or replaced {@code since}. */
+        private void warnChanged(String name, String what, String since, String consequence) {
             org.slf4j.LoggerFactory.getLogger(FileSource.class)
                     .warn(
-                            "file {} {}: truncated or replaced since the checkpoint, so {}. Write"
-                                    + " new data to new files (or append to this one) instead",
-                            Path.of(directory).resolve(current),
+                            "file {} {}: truncated or replaced{}, so {}. Write new data to new"
+                                    + " files (or append to this one) instead",
+                            Path.of(directory).resolve(name),
                             what,
+                            since,
                             consequence);
         }
 
+        /**
+         * The byte at {@code at}, read into the reader's chunk (free between polls); -1 past the
+         * end.
+         */
         private int byteAt(long at) throws IOException {
-            ByteBuffer one = ByteBuffer.allocate(1);
-            return channel.read(one, at) == 1 ? one.get(0) : -1;
+            chunk.clear().limit(1);
+            return channel.read(chunk, at) == 1 ? chunk.get(0) : -1;
         }
 
         /** The position after the first newline at or after {@code from}, or the file's end. */
         private long nextLineStart(long from) throws IOException {
-            ByteBuffer scan = ByteBuffer.allocate(64 * 1024);
             long at = from;
-            for (int read; (read = channel.read(scan.clear(), at)) > 0; at += read) {
+            for (int read; (read = channel.read(chunk.clear(), at)) > 0; at += read) {
                 for (int i = 0; i < read; i++) {
-                    if (scan.get(i) == '\n') {
+                    if (chunk.get(i) == '\n') {
                         return at + i + 1;
                     }
                 }
