@@ -63,6 +63,22 @@ class VerifyIT {
         // Kafka clients start slower and a Kafka sink's first checkpoints take longer: a slower
         // run, so the kills once splits ended and after their restore land before its end.
         boolean kafka = source.equals("kafka") || sink.equals("kafka");
+        return verify(
+                source, sink, kills, records, kafka ? records / 3 : records * 2, seededBugs, log);
+    }
+
+    /**
+     * A verify run at {@code rate} records per second; its printed output goes into {@code log}.
+     */
+    Verifier.Report verify(
+            String source,
+            String sink,
+            int kills,
+            long records,
+            long rate,
+            List<String> seededBugs,
+            ByteArrayOutputStream log)
+            throws Exception {
         PrintStream out = new PrintStream(log, true, StandardCharsets.UTF_8);
         return new Verifier(
                         new Verifier.Options(
@@ -72,7 +88,7 @@ class VerifyIT {
                                 SEED,
                                 records,
                                 50,
-                                kafka ? records / 3 : records * 2,
+                                rate,
                                 dir,
                                 jdbcUrl(sink),
                                 seededBugs),
@@ -140,22 +156,8 @@ class VerifyIT {
     @Test
     void aKillOnceSomeSplitsEndedLandsThoughTheSplitsEndTogether() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         Verifier.Report report =
-                new Verifier(
-                                new Verifier.Options(
-                                        "files",
-                                        "file",
-                                        2,
-                                        SEED,
-                                        3_000,
-                                        50,
-                                        1_000_000_000L,
-                                        dir,
-                                        null,
-                                        List.of()),
-                                out)
-                        .run();
+                verify("files", "file", 2, 3_000, 1_000_000_000L, List.of(), bytes);
         String log = bytes.toString(StandardCharsets.UTF_8);
 
         assertThat(report.findings().problems()).as(log).isEmpty();
