@@ -29,6 +29,13 @@ public final class SeededBugs {
     /** Skip aborting lingering transactions after a restart. */
     public static final boolean SKIP_ABORT = BUG.equals("skip-abort");
 
+    /**
+     * One of the two bugs a kill just after a pre-commit exposes; only a pre-commit that prepared
+     * output counts towards that kill then, as one that prepared nothing commits and leaves
+     * nothing.
+     */
+    public static final boolean KILLED_AFTER_PRECOMMIT = COMMIT_BEFORE_COMPLETE || SKIP_ABORT;
+
     /** Rename a manifest into place without forcing its directory (lost in a power cut). */
     public static final boolean RENAME_WITHOUT_FSYNC = BUG.equals("rename-without-fsync");
 
