@@ -252,14 +252,25 @@ public final class CheckpointStore implements CheckpointStorage {
 
     /**
      * Deletes the directory of aborted checkpoint {@code id}, first recording its id durably if it
-     * is the largest, so the next run does not reuse it.
+     * is the largest, so the next run does not reuse it. If that record cannot be written (a full
+     * disk), the directory is deleted all the same when a newer {@code chk-} directory exists: that
+     * one keeps the ids up to its own from reuse, as {@link #prune} relies on too, and is itself
+     * deleted only under the same rule. Otherwise the write's failure is thrown and the directory
+     * stays.
      */
     public void deleteAborted(long id) throws IOException {
         Path dir = checkpointDirectory(id);
         if (Files.exists(dir.resolve(Manifest.FILE_NAME))) {
             return; // complete after all (a failure after the manifest): keep it
         }
-        raiseUsedOutside(id);
+        try {
+            raiseUsedOutside(id);
+        } catch (IOException e) {
+            if (ids().stream().noneMatch(other -> other > id)) {
+                throw e;
+            }
+            LOG.debug("deleting aborted checkpoint {} without recording its id: {}", dir, e);
+        }
         deleteQuietly(dir);
     }
 

@@ -745,7 +745,19 @@ final class CheckpointCoordinator {
     private final java.util.concurrent.ConcurrentLinkedQueue<Pending> toDelete =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
 
+    /**
+     * Aborted checkpoints whose deletion failed (on a full disk their id cannot be recorded), tried
+     * again with the next aborted one: once a newer directory exists, the store deletes them
+     * without that record, so a full disk leaves one such directory behind, not one per attempt.
+     * I/O thread only (and stop(), after it ended).
+     */
+    private final List<Pending> undeleted = new ArrayList<>();
+
     private void deleteAbortedDirectories() {
+        List<Pending> retried = new ArrayList<>(undeleted);
+        toDelete.addAll(retried);
+        undeleted.clear();
+        List<Pending> failed = new ArrayList<>();
         Pending checkpoint;
         while ((checkpoint = toDelete.poll()) != null) {
             try {
@@ -753,14 +765,19 @@ final class CheckpointCoordinator {
             } catch (IOException | RuntimeException e) {
                 if (Thread.currentThread().isInterrupted()) {
                     toDelete.add(checkpoint); // the job is stopping: stop() finishes the job
+                    toDelete.addAll(failed);
                     return;
                 }
-                LOG.warn(
-                        "could not delete aborted checkpoint {}: {}",
-                        checkpoint.directory,
-                        e.toString());
+                if (!retried.contains(checkpoint)) {
+                    LOG.warn(
+                            "could not delete aborted checkpoint {}: {}",
+                            checkpoint.directory,
+                            e.toString());
+                }
+                failed.add(checkpoint);
             }
         }
+        undeleted.addAll(failed);
     }
 
     /** Stops triggering, lets in-flight writes end, and aborts what is still pending. */
