@@ -158,6 +158,59 @@ class BadInputFailsLoudlyTest {
                 .hasMessageContaining("weir log append");
     }
 
+    /** A files source on a directory that is not there: a restart would not make it appear. */
+    @Test
+    void aFilesSourceOnADirectoryThatDoesNotExistFailsAtOnce() {
+        Pipeline pipeline = checkpointed("no-directory");
+        pipeline.source("lines", Sources.files(dir.resolve("nowhere")))
+                .sink("out", Sinks.counting());
+        assertThatThrownBy(pipeline::run)
+                .isInstanceOf(JobFailedException.class)
+                .cause()
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining(dir.resolve("nowhere") + " does not exist")
+                .hasMessageContaining("create it or fix the path");
+    }
+
+    /** Refuses the record 7, counting how often it was asked to write it. */
+    static final class RefusesSeven implements dev.weir.api.sink.RecordFormat<Long> {
+        private static final long serialVersionUID = 1L;
+        static final java.util.concurrent.atomic.AtomicInteger ASKED =
+                new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public String suffix() {
+            return ".txt";
+        }
+
+        @Override
+        public String format(Long n) {
+            if (n == 7) {
+                ASKED.incrementAndGet();
+                throw new IllegalArgumentException("seven is refused");
+            }
+            return n.toString();
+        }
+    }
+
+    /**
+     * A record the file sink's format cannot write comes again after every restart: the job fails
+     * at the first refusal, naming it, instead of spending its restart budget (5 here) on it.
+     */
+    @Test
+    void aRecordTheFileSinksFormatRefusesFailsTheJobWithoutARestart() throws Exception {
+        RefusesSeven.ASKED.set(0);
+        Pipeline pipeline = checkpointed("refused").parallelism(1);
+        pipeline.source("n", Sources.sequence(1, 100))
+                .sink("out", FileSink.<Long>to(dir.resolve("out")).format(new RefusesSeven()));
+        assertThatThrownBy(pipeline::run)
+                .isInstanceOf(JobFailedException.class)
+                .hasStackTraceContaining("file sink in " + dir.resolve("out"))
+                .hasStackTraceContaining("cannot write a record: seven is refused");
+        assertThat(RefusesSeven.ASKED).as("attempts to write the refused record").hasValue(1);
+        assertThat(FileSink.readCommitted(dir.resolve("out"))).doesNotContain("7");
+    }
+
     /** A record key holding an array: its equals and hashCode use the array's identity. */
     record Bytes(byte[] id) {}
 
@@ -228,8 +281,8 @@ class BadInputFailsLoudlyTest {
         }
     }
 
-    @Test
-    void checkpointsThatKeepFailingFailTheJobWithTheCauseAndLeaveNoDirectories() throws Exception {
+    /** A job whose checkpoints fail from the one after {@code n} reaches 4242 on. */
+    private Pipeline pickyJob() {
         Pipeline pipeline =
                 Pipeline.create("picky")
                         .parallelism(1)
@@ -251,6 +304,12 @@ class BadInputFailsLoudlyTest {
                             out.collect(n);
                         })
                 .sink("out", FileSink.<Long>to(dir.resolve("out")));
+        return pipeline;
+    }
+
+    @Test
+    void checkpointsThatKeepFailingFailTheJobWithTheCauseAndLeaveNoDirectories() throws Exception {
+        Pipeline pipeline = pickyJob();
         assertThatThrownBy(pipeline::run)
                 .isInstanceOf(JobFailedException.class)
                 .satisfies(
@@ -271,6 +330,41 @@ class BadInputFailsLoudlyTest {
                             .toList();
             assertThat(incomplete).as("aborted checkpoint directories left behind").isEmpty();
         }
+    }
+
+    /**
+     * On a full disk an aborted checkpoint's id cannot be recorded, so its directory must stay
+     * while it is the newest (it alone keeps the id from reuse); older ones go, as a newer
+     * directory keeps theirs. Before, every aborted directory stayed (a breaker saw 163 pile up in
+     * 25 s on a small tmpfs).
+     */
+    @Test
+    void onAFullDiskOnlyTheNewestAbortedCheckpointDirectoryStays() throws Exception {
+        // The record's temporary name is taken: its write fails as on a full disk.
+        Files.createDirectories(dir.resolve("chk/_max-aborted-id.tmp/in-the-way"));
+        Pipeline pipeline = pickyJob();
+        assertThatThrownBy(pipeline::run)
+                .isInstanceOf(JobFailedException.class)
+                .cause()
+                .isInstanceOf(CheckpointFailedException.class)
+                .hasMessageContaining("3 checkpoints failed in a row");
+        List<Long> all = new java.util.ArrayList<>();
+        List<Long> incomplete = new java.util.ArrayList<>();
+        try (Stream<Path> entries = Files.list(dir.resolve("chk"))) {
+            for (Path p : (Iterable<Path>) entries::iterator) {
+                String name = p.getFileName().toString();
+                if (name.startsWith("chk-")) {
+                    long id = Long.parseLong(name.substring("chk-".length()));
+                    all.add(id);
+                    if (!Files.exists(p.resolve("_manifest"))) {
+                        incomplete.add(id);
+                    }
+                }
+            }
+        }
+        assertThat(incomplete)
+                .as("aborted checkpoint directories left behind")
+                .containsExactly(java.util.Collections.max(all));
     }
 
     /**

@@ -38,7 +38,8 @@ public interface RecordFormat<T> extends Serializable {
      * @param record the record to write
      * @return its text
      * @throws IllegalArgumentException if the format cannot write this record (the message names
-     *     the type or value), which fails the job
+     *     the type or value), which fails the job at once, without a restart: the record would come
+     *     again after one
      */
     String format(T record);
 }

@@ -97,7 +97,21 @@ public final class FileSinkWriter<T> implements TransactionalWriter<T, Committab
             }
         }
         // The line and its newline written apart: no second string per record.
-        byte[] line = settings.lines().apply(record).getBytes(StandardCharsets.UTF_8);
+        String text;
+        try {
+            text = settings.lines().apply(record);
+        } catch (IllegalArgumentException e) {
+            // The format refuses this record, and a restart would replay it to the same refusal.
+            throw new UnrecoverableException(
+                    "file sink in "
+                            + dir
+                            + " cannot write a record: "
+                            + e.getMessage()
+                            + ". The record comes again after every restart, so the job fails"
+                            + " now; change the format or the records it gets",
+                    e);
+        }
+        byte[] line = text.getBytes(StandardCharsets.UTF_8);
         out.write(line);
         out.write('\n');
         bytes += line.length + 1;

@@ -1,5 +1,6 @@
 package dev.weir.internal.connectors;
 
+import dev.weir.api.UnrecoverableException;
 import dev.weir.api.function.Collector;
 import dev.weir.api.source.ReadStatus;
 import dev.weir.api.source.Source;
@@ -138,7 +139,8 @@ public final class FileSource implements Source<String> {
                                     listedSizes.put(name, sizeOf(name));
                                 });
             } catch (NoSuchFileException e) {
-                throw new IOException(
+                // A restart would find it missing again: fail at once, not after the budget.
+                throw new UnrecoverableException(
                         "file source directory "
                                 + directory
                                 + " does not exist; create it or fix the path",
