@@ -34,6 +34,11 @@ public interface TimerService {
     /**
      * Calls {@code onTimer} for the current key once the wall clock reaches {@code time}.
      *
+     * <p>When a bounded input ends, processing-time timers that have not fired yet are dropped,
+     * without a call (as in Flink): the job ends with its input, not with the wall clock. Work that
+     * must happen at the end belongs in the function's {@code onEndOfInput}, which can visit every
+     * key; event-time timers all fire before it.
+     *
      * @param time processing time in milliseconds since the epoch; a time already past fires soon,
      *     after this call returns
      */
