@@ -139,6 +139,14 @@ public final class LogCommand implements Callable<Integer> {
                 description = "Records per fsynced batch (default ${DEFAULT-VALUE}).")
         int batch = 1000;
 
+        @Option(
+                names = "--codec",
+                description =
+                        "raw (default): each line's bytes as they are; string: each line, which"
+                                + " must be UTF-8, as Codecs.STRING writes it, for a job reading"
+                                + " the topic with Sources.log(dir, topic, Codecs.STRING).")
+        RecordCodec codec = RecordCodec.raw;
+
         @Override
         public Integer call() throws Exception {
             return append();
@@ -160,7 +168,7 @@ public final class LogCommand implements Callable<Integer> {
                                 "append", ProgressReporter.standardInputSize(), "bytes");
                 try {
                     while ((record = in.next()) != null) {
-                        records.add(record);
+                        records.add(codec.encode(record, appended + records.size() + 1));
                         if (records.size() == batch) {
                             long at = log.append(topic, partition, records);
                             first = first < 0 ? at : first;
@@ -270,6 +278,14 @@ public final class LogCommand implements Callable<Integer> {
         long pollMs = 200;
 
         @Option(
+                names = "--codec",
+                description =
+                        "raw (default): print each record's bytes as they are; string: decode"
+                                + " each with Codecs.STRING (records a job wrote with it, or"
+                                + " `append --codec string`) and print the text.")
+        RecordCodec codec = RecordCodec.raw;
+
+        @Option(
                 names = "--show-markers",
                 description =
                         "Also print transaction markers and records of transactions that did not"
@@ -359,11 +375,69 @@ public final class LogCommand implements Callable<Integer> {
         /**
          * The offset, a tab, {@code marker}, then the record's bytes as stored, and a line feed.
          */
-        private void printRecord(long offset, String marker, byte[] payload) {
+        private void printRecord(long offset, String marker, byte[] stored) {
+            byte[] payload = codec.decode(stored, offset);
             byte[] head = (offset + "\t" + marker).getBytes(StandardCharsets.UTF_8);
             parent.out.write(head, 0, head.length);
             parent.out.write(payload, 0, payload.length);
             parent.out.write('\n');
+        }
+    }
+
+    /**
+     * How {@code append} turns an input line into a record and {@code tail} a record into printed
+     * bytes: {@code raw} keeps the bytes; {@code string} is {@code Codecs.STRING}'s form (the
+     * length, then the UTF-8 bytes), which a job reads with {@code Sources.log(dir, topic,
+     * Codecs.STRING)}.
+     */
+    enum RecordCodec {
+        raw,
+        string;
+
+        /** The record for input line {@code line} (1-based, for the error). */
+        byte[] encode(byte[] bytes, long line) {
+            if (this == raw) {
+                return bytes;
+            }
+            try {
+                StandardCharsets.UTF_8
+                        .newDecoder()
+                        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                        .decode(java.nio.ByteBuffer.wrap(bytes));
+            } catch (java.nio.charset.CharacterCodingException e) {
+                throw new IllegalArgumentException(
+                        "input line "
+                                + line
+                                + " is not UTF-8, which --codec string needs (a string record"
+                                + " holds text); append such input with --codec raw");
+            }
+            return dev.weir.api.codec.Codecs.BYTES.toBytes(bytes);
+        }
+
+        /** The bytes to print for the record at {@code offset}. */
+        byte[] decode(byte[] stored, long offset) {
+            if (this == raw) {
+                return stored;
+            }
+            String why;
+            try {
+                byte[] text = dev.weir.api.codec.Codecs.BYTES.fromBytes(stored);
+                if (text.length + Integer.BYTES == stored.length) {
+                    return text;
+                }
+                why = "its length says " + text.length + " bytes of text";
+            } catch (RuntimeException e) {
+                why = e.getMessage();
+            }
+            throw new IllegalArgumentException(
+                    "the record at offset "
+                            + offset
+                            + " ("
+                            + stored.length
+                            + " bytes) is not a Codecs.STRING record ("
+                            + why
+                            + "); print it with --codec raw");
         }
     }
 

@@ -177,6 +177,57 @@ class LogCommandTest {
                 .endsWith("5\tlast\n");
     }
 
+    /**
+     * {@code --codec string} writes lines as {@code Codecs.STRING} records, which a job reads with
+     * {@code Sources.log(dir, topic, Codecs.STRING)}: raw lines failed there (a breaker's find).
+     */
+    @Test
+    void appendWithTheStringCodecFeedsAJobReadingTheTopicAsStrings() throws Exception {
+        Path log = dir.resolve("log");
+        String d = log.toString();
+        run("", "log", "--dir", d, "create", "words");
+        assertThat(
+                        run(
+                                "héllo\r\nwörld\n\nlast",
+                                "log",
+                                "--dir",
+                                d,
+                                "append",
+                                "words",
+                                "--codec",
+                                "string"))
+                .isEqualTo("appended 4 record(s) to words-0 at offsets 0..3\n");
+
+        dev.weir.api.sink.CollectSink<String> sink = dev.weir.api.sink.Sinks.collect();
+        dev.weir.api.Pipeline pipeline = dev.weir.api.Pipeline.create("read-words");
+        pipeline.source(
+                        "words",
+                        dev.weir.api.source.Sources.log(
+                                log, "words", dev.weir.api.codec.Codecs.STRING))
+                .sink("out", sink);
+        pipeline.run();
+        assertThat(sink.results()).containsExactlyInAnyOrder("héllo", "wörld", "", "last");
+
+        assertThat(run("", "log", "--dir", d, "tail", "words", "--codec", "string"))
+                .isEqualTo("0\théllo\n1\twörld\n2\t\n3\tlast\n");
+
+        // Input that is not UTF-8 is refused, naming the line; nothing of it is appended.
+        byte[] bad = {'o', 'k', '\n', (byte) 0xff, 'x', '\n'};
+        String[] refused = run(1, bad, "log", "--dir", d, "append", "words", "--codec", "string");
+        assertThat(refused[1])
+                .contains("input line 2 is not UTF-8")
+                .contains("--codec raw")
+                .contains("the first 0 input line(s) were appended");
+        assertThat(run("", "log", "--dir", d, "offsets", "words"))
+                .isEqualTo("words-0 start=0 end=4\n");
+
+        // A raw record is not a string record: tail says so, naming its offset.
+        run("raw line\n", "log", "--dir", d, "append", "words");
+        assertThat(run(1, "", "log", "--dir", d, "tail", "words", "--codec", "string")[1])
+                .contains("the record at offset 4 (8 bytes) is not a Codecs.STRING record")
+                .contains("--codec raw");
+    }
+
     @Test
     void appendCutsRecordsAcrossItsReadBuffer() throws Exception {
         StringBuilder text = new StringBuilder();

@@ -127,7 +127,8 @@ public final class LogSource<T> implements Source<T> {
                                 + "). It was written with another codec: read a topic with the"
                                 + " codec its writer used. `weir log append` writes each line's"
                                 + " bytes as they are, without the length Codecs.STRING reads"
-                                + " first",
+                                + " first; `weir log append --codec string` writes what"
+                                + " Codecs.STRING reads",
                         e);
             }
         }
