@@ -287,6 +287,42 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
         assertThat(restoredAndReadToTheEnd(source, split, state, position)).containsExactly("beta");
     }
 
+    /**
+     * Bytes that are not UTF-8 become U+FFFD, as before, but no longer without a word: a warning
+     * names the file, once; a U+FFFD the file really holds (valid UTF-8) warns nothing.
+     */
+    @Test
+    void bytesThatAreNotUtf8AreNamedOncePerFile() throws Exception {
+        Path dir = Files.createTempDirectory("files-not-utf8");
+        java.io.ByteArrayOutputStream latin1 = new java.io.ByteArrayOutputStream();
+        latin1.writeBytes("plain\ncaf".getBytes(StandardCharsets.US_ASCII));
+        latin1.write(0xe9); // é in ISO-8859-1
+        latin1.writeBytes("\nna".getBytes(StandardCharsets.US_ASCII));
+        latin1.write(0xef);
+        latin1.writeBytes("ve\n".getBytes(StandardCharsets.US_ASCII));
+        Files.write(dir.resolve("latin1.txt"), latin1.toByteArray());
+        writeLines(dir.resolve("real.txt"), List.of("a real \uFFFD"));
+        Source<String> source = Sources.files(dir, 1);
+
+        java.io.PrintStream original = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+        List<String> read = new java.util.ArrayList<>();
+        try (var reader = source.openReader(source.splits(1).get(0), CONTEXT)) {
+            while (reader.poll(read::add, 10) != dev.weir.api.source.ReadStatus.END_OF_INPUT) {
+                assertThat(read.size()).isLessThan(100);
+            }
+        } finally {
+            System.setErr(original);
+        }
+        assertThat(read).containsExactly("plain", "caf\uFFFD", "na\uFFFDve", "a real \uFFFD");
+        String log = captured.toString(StandardCharsets.UTF_8);
+        assertThat(log)
+                .contains("latin1.txt holds bytes that are not UTF-8, first in the line at byte 6")
+                .doesNotContain("real.txt");
+        assertThat(log.split("not UTF-8", -1)).as("warnings").hasSize(2);
+    }
+
     private List<String> restoredAndReadToTheEnd(
             Source<String> source, String split, byte[] state, long position) throws Exception {
         java.io.PrintStream original = System.err;

@@ -114,6 +114,9 @@ public final class FileSource implements Source<String> {
         private long lastListNanos = Long.MIN_VALUE;
         private boolean listedOnce;
 
+        /** The file last warned about for bytes that are not UTF-8. */
+        private String warnedNotUtf8;
+
         Reader(int index, int count, SourceContext context) {
             this.index = index;
             this.count = count;
@@ -195,6 +198,7 @@ public final class FileSource implements Source<String> {
         private void emitLine(Collector<String> out) throws IOException {
             byte[] line = partialLine.toByteArray();
             partialLine.reset();
+            long start = position;
             long next = position + line.length;
             if (next < channel.size()) {
                 next++;
@@ -204,7 +208,37 @@ public final class FileSource implements Source<String> {
             if (length > 0 && line[length - 1] == '\r') {
                 length--;
             }
-            out.collect(new String(line, 0, length, StandardCharsets.UTF_8));
+            String text = new String(line, 0, length, StandardCharsets.UTF_8);
+            // Free for text of Latin-1 characters only (such a string cannot hold U+FFFD).
+            if (text.indexOf('\uFFFD') >= 0 && !current.equals(warnedNotUtf8)) {
+                warnIfNotUtf8(line, length, start);
+            }
+            out.collect(text);
+        }
+
+        /**
+         * Warns once per file whose line at {@code at} holds bytes that are not UTF-8: they are
+         * read as U+FFFD, which a U+FFFD written in the file would not warn about.
+         */
+        private void warnIfNotUtf8(byte[] line, int length, long at) {
+            try {
+                StandardCharsets.UTF_8
+                        .newDecoder()
+                        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                        .decode(ByteBuffer.wrap(line, 0, length));
+            } catch (java.nio.charset.CharacterCodingException e) {
+                warnedNotUtf8 = current;
+                org.slf4j.LoggerFactory.getLogger(FileSource.class)
+                        .warn(
+                                "file {} holds bytes that are not UTF-8, first in the line at"
+                                        + " byte {}: the files source reads UTF-8, and each such"
+                                        + " sequence becomes U+FFFD in the records (said once per"
+                                        + " file). Convert the file to UTF-8 (e.g. iconv -f"
+                                        + " ISO-8859-1 -t UTF-8) if that is not what you want",
+                                Path.of(directory).resolve(current),
+                                at);
+            }
         }
 
         private boolean advance() throws IOException {
