@@ -49,13 +49,38 @@ public interface KafkaDeserializer<T> extends Serializable {
 
     /**
      * The value decoded with {@code codec} (as a {@link KafkaSerializer#codec} wrote it);
-     * tombstones skipped.
+     * tombstones skipped. A value the codec does not read to its end was written by something else,
+     * and fails the task naming the record rather than passing on a wrong element.
      *
      * @param <T> element type
      * @param codec the codec that encoded the values
      * @return the deserializer
      */
     static <T> KafkaDeserializer<T> codec(Codec<T> codec) {
-        return record -> record.value() == null ? null : codec.fromBytes(record.value());
+        return record -> {
+            byte[] value = record.value();
+            if (value == null) {
+                return null;
+            }
+            java.io.ByteArrayInputStream bytes = new java.io.ByteArrayInputStream(value);
+            T element = codec.decode(new java.io.DataInputStream(bytes));
+            if (bytes.available() != 0) {
+                throw new java.io.IOException(
+                        "the value of "
+                                + record.topic()
+                                + "-"
+                                + record.partition()
+                                + " at offset "
+                                + record.offset()
+                                + " ("
+                                + value.length
+                                + " bytes) is not one "
+                                + codec.id()
+                                + " value: the codec left "
+                                + bytes.available()
+                                + " bytes unread. Read a topic with the codec its writer used");
+            }
+            return element;
+        };
     }
 }

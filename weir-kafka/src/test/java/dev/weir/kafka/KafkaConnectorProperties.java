@@ -143,4 +143,29 @@ class KafkaConnectorProperties {
             assertThat(KafkaTransactions.subtaskOf(other, id)).as("under " + other).isEqualTo(-1);
         }
     }
+
+    /**
+     * The codec deserializer reads back what the codec serializer wrote, and refuses a value with
+     * bytes left over (another writer's format) instead of passing on what it read of it.
+     */
+    @Property
+    void theCodecDeserializerReadsWholeValuesOnly(
+            @ForAll String text, @ForAll @Size(min = 1, max = 8) byte[] extra) throws Exception {
+        byte[] value = dev.weir.api.codec.Codecs.STRING.toBytes(text);
+        KafkaDeserializer<String> strings =
+                KafkaDeserializer.codec(dev.weir.api.codec.Codecs.STRING);
+        assertThat(strings.deserialize(record(value))).isEqualTo(text);
+
+        byte[] longer = java.util.Arrays.copyOf(value, value.length + extra.length);
+        System.arraycopy(extra, 0, longer, value.length, extra.length);
+        assertThatThrownBy(() -> strings.deserialize(record(longer)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("t-3 at offset 42")
+                .hasMessageContaining("the codec left " + extra.length + " bytes unread");
+    }
+
+    private static org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record(
+            byte[] value) {
+        return new org.apache.kafka.clients.consumer.ConsumerRecord<>("t", 3, 42, null, value);
+    }
 }

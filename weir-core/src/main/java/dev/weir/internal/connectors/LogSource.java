@@ -108,29 +108,51 @@ public final class LogSource<T> implements Source<T> {
          * once, naming where it is: a restart would read the same bytes again.
          */
         private T decode(long offset, byte[] buffer, int at, int length) {
+            T value;
             try {
-                return codec.decode(input.reset(buffer, at, length));
+                value = codec.decode(input.reset(buffer, at, length));
             } catch (Exception e) {
-                throw new dev.weir.api.UnrecoverableException(
-                        "log topic '"
-                                + topic
-                                + "' partition "
-                                + partition
-                                + " in "
-                                + directory
-                                + ": the record at offset "
-                                + offset
-                                + " ("
-                                + length
-                                + " bytes) cannot be decoded with the source's codec ("
-                                + e
-                                + "). It was written with another codec: read a topic with the"
-                                + " codec its writer used. `weir log append` writes each line's"
-                                + " bytes as they are, without the length Codecs.STRING reads"
-                                + " first; `weir log append --codec string` writes what"
-                                + " Codecs.STRING reads",
-                        e);
+                throw undecodable(offset, length, e.toString(), e);
             }
+            int left = at + length - input.position();
+            if (left != 0) {
+                // A codec that stops short read something else than what was written: its value
+                // is wrong, and taking it would be silent corruption.
+                throw undecodable(
+                        offset,
+                        length,
+                        "the codec read "
+                                + (length - left)
+                                + " of them and left "
+                                + left
+                                + " unread",
+                        null);
+            }
+            return value;
+        }
+
+        private dev.weir.api.UnrecoverableException undecodable(
+                long offset, int length, String why, Exception cause) {
+            return new dev.weir.api.UnrecoverableException(
+                    "log topic '"
+                            + topic
+                            + "' partition "
+                            + partition
+                            + " in "
+                            + directory
+                            + ": the record at offset "
+                            + offset
+                            + " ("
+                            + length
+                            + " bytes) cannot be decoded with the source's codec "
+                            + codec.id()
+                            + " ("
+                            + why
+                            + "). Was it written with another codec? Read a topic with the codec"
+                            + " its writer used. `weir log append` writes each line's bytes as"
+                            + " they are, without the length Codecs.STRING reads first; `weir log"
+                            + " append --codec string` writes what Codecs.STRING reads",
+                    cause);
         }
 
         @Override
