@@ -31,7 +31,12 @@ import java.util.stream.Stream;
 public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committable> {
     /** The format the core ships; JSON lines and CSV are in {@code weir-formats}. */
     public enum Format implements RecordFormat<Object> {
-        /** {@code toString()} of the record. */
+        /**
+         * {@code toString()} of the record, one record per line. A record whose text holds a line
+         * feed, or ends with a carriage return, is refused ({@link IllegalArgumentException}, which
+         * fails the job): it would read back as other records. {@code JsonLinesFormat} of {@code
+         * weir-formats} escapes both.
+         */
         LINES(".txt");
 
         private final String suffix;
@@ -47,7 +52,19 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
 
         @Override
         public String format(Object record) {
-            return String.valueOf(record);
+            String text = String.valueOf(record);
+            if (text.indexOf('\n') >= 0 || text.endsWith("\r")) {
+                String start = text.length() > 60 ? text.substring(0, 60) + "..." : text;
+                throw new IllegalArgumentException(
+                        "FileSink's LINES format writes one record per line, and the text of this "
+                                + record.getClass().getName()
+                                + " holds a line feed or ends with a carriage return (\""
+                                + start.replace("\r", "\\r").replace("\n", "\\n")
+                                + "\"), so it would read back as other records; write such records"
+                                + " with JsonLinesFormat (weir-formats), which escapes line breaks,"
+                                + " or replace them in a map step");
+            }
+            return text;
         }
     }
 
@@ -195,7 +212,9 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
 
     /**
      * The lines of every finished file in {@code directory}, files in name order (headers included;
-     * a CSV field holding a line break spans two lines: read such files with a CSV parser).
+     * a CSV field holding a line break spans two lines: read such files with a CSV parser). Lines
+     * end at line feeds, and a carriage return just before one is dropped, as {@code Sources.files}
+     * reads them: a lone carriage return inside a record stays in it.
      *
      * @param directory the sink's directory
      * @return the lines of its visible files, read as UTF-8; empty if the directory does not exist
@@ -214,7 +233,18 @@ public final class FileSink<T> implements TwoPhaseCommitSink<T, FileSink.Committ
                             .toList();
         }
         for (Path file : files) {
-            lines.addAll(Files.readAllLines(file, StandardCharsets.UTF_8));
+            String text = Files.readString(file, StandardCharsets.UTF_8);
+            int start = 0;
+            while (start < text.length()) {
+                int end = text.indexOf('\n', start);
+                int next = end < 0 ? text.length() : end + 1;
+                end = end < 0 ? text.length() : end;
+                if (end > start && text.charAt(end - 1) == '\r') {
+                    end--;
+                }
+                lines.add(text.substring(start, end));
+                start = next;
+            }
         }
         return lines;
     }
