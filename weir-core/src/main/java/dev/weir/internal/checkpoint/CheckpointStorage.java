@@ -51,6 +51,13 @@ public interface CheckpointStorage extends AutoCloseable {
      */
     void prune(long oldestInFlight);
 
+    /**
+     * Tries again to delete the aborted checkpoints whose {@link #abort} failed earlier in this
+     * process (on a full disk: their ids could not be recorded), which a newer directory may now
+     * keep from reuse. By default nothing.
+     */
+    default void retryAborted() {}
+
     /** The directory checkpoints are kept in. */
     Path directory();
 

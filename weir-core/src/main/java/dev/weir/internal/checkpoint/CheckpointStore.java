@@ -267,11 +267,33 @@ public final class CheckpointStore implements CheckpointStorage {
             raiseUsedOutside(id);
         } catch (IOException e) {
             if (ids().stream().noneMatch(other -> other > id)) {
+                undeleted.add(id);
                 throw e;
             }
             LOG.debug("deleting aborted checkpoint {} without recording its id: {}", dir, e);
         }
         deleteQuietly(dir);
+        undeleted.remove(id);
+    }
+
+    /**
+     * Aborted checkpoints of this process whose directories stayed (see {@link #deleteAborted}):
+     * known to be aborted, unlike other directories without a manifest, which may be complete
+     * checkpoints whose manifest was lost and which the user may still put back. The store lives as
+     * long as the job in this process, across the restart strategy's attempts.
+     */
+    private final java.util.Set<Long> undeleted =
+            java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    @Override
+    public void retryAborted() {
+        for (long id : new java.util.TreeSet<>(undeleted)) {
+            try {
+                deleteAborted(id);
+            } catch (IOException stillFull) {
+                // still the newest: it stays, as said when it first failed
+            }
+        }
     }
 
     /** Checkpoint ids present, complete or not, ascending. */
@@ -472,7 +494,8 @@ public final class CheckpointStore implements CheckpointStorage {
                             + ": it is a file, not a directory. Pass the directory of one"
                             + " checkpoint (chk-...) or savepoint (savepoint-...), the one that"
                             + " holds "
-                            + Manifest.FILE_NAME);
+                            + Manifest.FILE_NAME
+                            + ". A resume setting is \"latest\", \"none\" or such a path");
         }
         if (Files.exists(path.resolve(Manifest.FILE_NAME))) {
             return;
@@ -488,8 +511,8 @@ public final class CheckpointStore implements CheckpointStorage {
                     savepoints.add(name);
                 } else if (name.startsWith(PREFIX) && complete) {
                     checkpoints.add(name);
-                } else if (!name.startsWith("_") && !name.startsWith(".")) {
-                    other = true;
+                } else if (name.startsWith("task-") && name.endsWith(".state")) {
+                    other = true; // a checkpoint's state file: this one's manifest is missing
                 }
             }
         } catch (IOException e) {
@@ -500,11 +523,13 @@ public final class CheckpointStore implements CheckpointStorage {
                 throw new IllegalArgumentException(
                         "no checkpoint or savepoint at "
                                 + path.toAbsolutePath()
-                                + ": the directory holds none (no _manifest, no chk-... or"
-                                + " savepoint-... inside). Pass the directory of one checkpoint"
-                                + " or savepoint, e.g. the path CheckpointStats.path() returned");
+                                + ": the directory holds none (no _manifest or task state files,"
+                                + " no chk-... or savepoint-... inside). Pass the directory of one"
+                                + " checkpoint or savepoint, e.g. the path CheckpointStats.path()"
+                                + " returned. A resume setting is \"latest\", \"none\" or such a"
+                                + " path");
             }
-            return; // files but no manifest: the load reports a missing or torn manifest
+            return; // state files but no manifest: the load reports a missing or torn manifest
         }
         java.util.Collections.sort(savepoints);
         java.util.Collections.sort(checkpoints);

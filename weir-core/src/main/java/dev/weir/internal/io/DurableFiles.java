@@ -99,7 +99,16 @@ public final class DurableFiles {
     public static void writeAtomically(Path target, byte[] bytes, FaultPoint beforeRename)
             throws IOException {
         Path temp = target.resolveSibling(target.getFileName() + ".tmp");
-        writeDurably(temp, bytes);
+        try {
+            writeDurably(temp, bytes);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(temp); // a full disk left it empty or short: not kept
+            } catch (IOException notDeleted) {
+                e.addSuppressed(notDeleted);
+            }
+            throw e;
+        }
         if (beforeRename != null) {
             FaultPoints.reach(beforeRename);
         }

@@ -168,6 +168,7 @@ final class CheckpointCoordinator {
         // (or by another run) is not among this directory's ids, and its sinks' output already
         // carries its id.
         this.nextId = new AtomicLong(Math.max(store.nextCheckpointId(), restoredId + 1));
+        store.retryAborted(); // an earlier attempt's: gone now if there is room, else at our abort
         this.timer =
                 Executors.newSingleThreadScheduledExecutor(
                         r -> daemon(r, "weir-" + jobName + "-checkpoint-timer"));
@@ -745,19 +746,7 @@ final class CheckpointCoordinator {
     private final java.util.concurrent.ConcurrentLinkedQueue<Pending> toDelete =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
 
-    /**
-     * Aborted checkpoints whose deletion failed (on a full disk their id cannot be recorded), tried
-     * again with the next aborted one: once a newer directory exists, the store deletes them
-     * without that record, so a full disk leaves one such directory behind, not one per attempt.
-     * I/O thread only (and stop(), after it ended).
-     */
-    private final List<Pending> undeleted = new ArrayList<>();
-
     private void deleteAbortedDirectories() {
-        List<Pending> retried = new ArrayList<>(undeleted);
-        toDelete.addAll(retried);
-        undeleted.clear();
-        List<Pending> failed = new ArrayList<>();
         Pending checkpoint;
         while ((checkpoint = toDelete.poll()) != null) {
             try {
@@ -765,19 +754,17 @@ final class CheckpointCoordinator {
             } catch (IOException | RuntimeException e) {
                 if (Thread.currentThread().isInterrupted()) {
                     toDelete.add(checkpoint); // the job is stopping: stop() finishes the job
-                    toDelete.addAll(failed);
                     return;
                 }
-                if (!retried.contains(checkpoint)) {
-                    LOG.warn(
-                            "could not delete aborted checkpoint {}: {}",
-                            checkpoint.directory,
-                            e.toString());
-                }
-                failed.add(checkpoint);
+                LOG.warn(
+                        "could not delete aborted checkpoint {}: {}",
+                        checkpoint.directory,
+                        e.toString());
             }
         }
-        undeleted.addAll(failed);
+        // Those whose deletion failed before (a full disk): a newer directory may now keep their
+        // ids from reuse, so they can go without the record.
+        store.retryAborted();
     }
 
     /** Stops triggering, lets in-flight writes end, and aborts what is still pending. */
