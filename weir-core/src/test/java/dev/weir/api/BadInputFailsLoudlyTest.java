@@ -172,6 +172,35 @@ class BadInputFailsLoudlyTest {
                 .hasMessageContaining("create it or fix the path");
     }
 
+    /** A files source on a file, and a log sink on a topic that does not exist: no restarts. */
+    @Test
+    void aFilesSourceOnAFileAndALogSinkWithoutItsTopicFailAtOnce() throws Exception {
+        Path file = Files.writeString(dir.resolve("input.txt"), "a\n");
+        Pipeline onAFile = checkpointed("on-a-file");
+        onAFile.source("lines", Sources.files(file)).sink("out", Sinks.counting());
+        assertThatThrownBy(onAFile::run)
+                .isInstanceOf(JobFailedException.class)
+                .cause()
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining(file + " is a file, not a directory");
+
+        Path log = dir.resolve("log");
+        dev.weir.api.log.DurableLog.open(log, dev.weir.api.log.LogOptions.defaults()).close();
+        Pipeline noTopic =
+                Pipeline.create("no-topic")
+                        .parallelism(1)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(5), dir.resolve("chk-no-topic")))
+                        .restartStrategy(RestartStrategy.fixedDelay(5, Duration.ZERO));
+        noTopic.source("n", Sources.sequence(1, 10))
+                .sink("out", dev.weir.api.sink.LogSink.to(log, "missing", Codecs.LONG));
+        assertThatThrownBy(noTopic::run)
+                .isInstanceOf(JobFailedException.class)
+                .hasStackTraceContaining(UnrecoverableException.class.getName())
+                .hasStackTraceContaining("has no topic 'missing' for sink 'out'; create it first");
+    }
+
     /** Refuses the record 7, counting how often it was asked to write it. */
     static final class RefusesSeven implements dev.weir.api.sink.RecordFormat<Long> {
         private static final long serialVersionUID = 1L;
@@ -209,6 +238,69 @@ class BadInputFailsLoudlyTest {
                 .hasStackTraceContaining("cannot write a record: seven is refused");
         assertThat(RefusesSeven.ASKED).as("attempts to write the refused record").hasValue(1);
         assertThat(FileSink.readCommitted(dir.resolve("out"))).doesNotContain("7");
+    }
+
+    /**
+     * A record its codec reads without an error but not to its end (a length prefix that fits by
+     * chance, a codec of the wrong type) fails naming it: before, the job took the wrong value.
+     */
+    @Test
+    void aLogRecordItsCodecDoesNotReadToItsEndFailsAtOnce() {
+        Path log = dir.resolve("log");
+        try (dev.weir.api.log.DurableLog durable =
+                dev.weir.api.log.DurableLog.open(log, dev.weir.api.log.LogOptions.defaults())) {
+            durable.createTopic("lines", 1);
+            durable.append(
+                    "lines",
+                    0,
+                    List.of(Codecs.STRING.toBytes("fine"), new byte[] {0, 0, 0, 1, 'a', 'b', 'c'}));
+        }
+        Pipeline pipeline = checkpointed("short-read");
+        pipeline.source("lines", Sources.log(log, "lines", Codecs.STRING))
+                .sink("out", Sinks.counting());
+        assertThatThrownBy(pipeline::run)
+                .isInstanceOf(JobFailedException.class)
+                .cause()
+                .isInstanceOf(UnrecoverableException.class)
+                .hasMessageContaining("the record at offset 1 (7 bytes)")
+                .hasMessageContaining("weir.string")
+                .hasMessageContaining("the codec read 5 of them and left 2 unread");
+    }
+
+    /**
+     * The default LINES format writes one record per line: a record holding a line feed would read
+     * back as two, so it fails the job naming the fix; a lone carriage return, which the files
+     * source passes on inside a line, reads back as it was (before, {@code readCommitted} split at
+     * it). A breaker found 7 records read back for 5 written.
+     */
+    @Test
+    void theLinesFormatRefusesALineFeedAndALoneCarriageReturnReadsBackInItsRecord()
+            throws Exception {
+        Files.createDirectories(dir.resolve("in"));
+        Files.writeString(dir.resolve("in/a.txt"), "one\r\ntwo\rTWO\nthree");
+        Pipeline copy = checkpointed("lone-cr").parallelism(1);
+        copy.source("lines", Sources.files(dir.resolve("in")))
+                .sink("out", FileSink.<String>to(dir.resolve("copied")));
+        copy.run();
+        assertThat(FileSink.readCommitted(dir.resolve("copied")))
+                .containsExactlyInAnyOrder("one", "two\rTWO", "three");
+
+        Pipeline multiLine =
+                Pipeline.create("line-feed")
+                        .parallelism(1)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(5), dir.resolve("chk-line-feed")))
+                        .restartStrategy(RestartStrategy.fixedDelay(5, Duration.ZERO));
+        multiLine
+                .source("records", Sources.collection(List.of("fine", "two\nlines", "after")))
+                .sink("out", FileSink.<String>to(dir.resolve("refused")));
+        assertThatThrownBy(multiLine::run)
+                .isInstanceOf(JobFailedException.class)
+                .hasStackTraceContaining("LINES format writes one record per line")
+                .hasStackTraceContaining("two\\nlines")
+                .hasStackTraceContaining("JsonLinesFormat");
+        assertThat(FileSink.readCommitted(dir.resolve("refused"))).doesNotContain("two", "lines");
     }
 
     /** A record key holding an array: its equals and hashCode use the array's identity. */
@@ -338,11 +430,19 @@ class BadInputFailsLoudlyTest {
      * directory keeps theirs. Before, every aborted directory stayed (a breaker saw 163 pile up in
      * 25 s on a small tmpfs).
      */
-    @Test
-    void onAFullDiskOnlyTheNewestAbortedCheckpointDirectoryStays() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest(name = "restarts: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 2})
+    void onAFullDiskOnlyTheNewestAbortedCheckpointDirectoryStays(int restarts) throws Exception {
         // The record's temporary name is taken: its write fails as on a full disk.
         Files.createDirectories(dir.resolve("chk/_max-aborted-id.tmp/in-the-way"));
-        Pipeline pipeline = pickyJob();
+        // With restarts, each attempt aborts checkpoints of its own: it must also delete those
+        // an earlier attempt left (a breaker saw one more per attempt).
+        Pipeline pipeline =
+                pickyJob()
+                        .restartStrategy(
+                                restarts == 0
+                                        ? RestartStrategy.none()
+                                        : RestartStrategy.fixedDelay(restarts, Duration.ZERO));
         assertThatThrownBy(pipeline::run)
                 .isInstanceOf(JobFailedException.class)
                 .cause()

@@ -130,8 +130,31 @@ class CheckpointStoreTest {
         // A file (here the manifest itself) is named as a file, not called a corrupt checkpoint.
         assertThatThrownBy(() -> CheckpointView.open(stats.get(1).path().resolve("_manifest")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("it is a file, not a directory");
+                .hasMessageContaining("it is a file, not a directory")
+                .hasMessageContaining("\"latest\", \"none\" or such a path");
+        // A directory of other files is not called a corrupt checkpoint either (a breaker's find).
+        Path other = Files.createTempDirectory("not-a-checkpoint");
+        Files.writeString(other.resolve("notes.txt"), "hello");
+        assertThatThrownBy(() -> CheckpointView.open(other))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the directory holds none")
+                .hasMessageContaining("\"latest\", \"none\" or such a path");
+        // One whose manifest is gone but whose state files are there is: its manifest is missing.
+        Path damaged = Files.createTempDirectory("damaged-checkpoint");
+        Files.copy(
+                stats.get(1).path().resolve("task-numbers-0.state"),
+                damaged.resolve("task-numbers-0.state"));
+        assertThatThrownBy(() -> CheckpointView.open(damaged))
+                .isInstanceOf(CheckpointCorruptedException.class)
+                .hasMessageContaining("_manifest");
         assertThat(CheckpointView.open(stats.get(1).path()).id()).isEqualTo(stats.get(1).id());
+        // An empty resume setting is refused where it is made.
+        assertThatThrownBy(
+                        () ->
+                                CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
+                                        .withResume(" "))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("an empty resume setting");
     }
 
     @Test

@@ -278,6 +278,15 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
             state = reader.snapshotState();
         }
 
+        // Deleted: every restart would restore the same checkpoint, so it fails at once.
+        Path kept = Files.move(dir.resolve("a.txt"), temp.resolve("a.txt.kept"));
+        try (var reader = source.openReader(split, CONTEXT)) {
+            Assertions.assertThatThrownBy(() -> reader.restoreState(state))
+                    .isInstanceOf(dev.weir.api.UnrecoverableException.class)
+                    .hasMessageContaining("a.txt was being read at the checkpoint but is gone");
+        }
+        Files.move(kept, dir.resolve("a.txt"));
+
         // Replaced by a longer file whose lines do not end where the old ones did.
         writeLines(dir.resolve("a.txt"), List.of("a-much-longer-first-line", "next", "last"));
         assertThat(restoredAndReadToTheEnd(source, split, state, position))

@@ -53,8 +53,8 @@ public record CheckpointConfig(
      * @param resume {@code "latest"}, {@code "none"}, or a checkpoint or savepoint path; not null
      * @param tolerableFailures failed checkpoints in a row before the job fails, 0 to 1,000,000
      * @throws NullPointerException if {@code mode}, a duration or {@code resume} is null
-     * @throws IllegalArgumentException if a value is out of range, or checkpointing is on without a
-     *     directory
+     * @throws IllegalArgumentException if a value is out of range, {@code resume} is blank, or
+     *     checkpointing is on without a directory
      */
     public CheckpointConfig {
         Objects.requireNonNull(mode, "mode");
@@ -62,6 +62,11 @@ public record CheckpointConfig(
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(minPause, "minPause");
         Objects.requireNonNull(resume, "resume");
+        if (resume.isBlank()) {
+            throw new IllegalArgumentException(
+                    "an empty resume setting: pass \"latest\" (the newest complete checkpoint),"
+                            + " \"none\" (start over) or the path of a checkpoint or savepoint");
+        }
         if (interval.isNegative() || timeout.isNegative() || minPause.isNegative()) {
             throw new IllegalArgumentException("checkpoint durations must not be negative");
         }
@@ -262,6 +267,7 @@ public record CheckpointConfig(
      *     directory
      * @return the copy
      * @throws NullPointerException if {@code resume} is null
+     * @throws IllegalArgumentException if {@code resume} is blank
      */
     public CheckpointConfig withResume(String resume) {
         return new CheckpointConfig(

@@ -148,6 +148,13 @@ public final class FileSource implements Source<String> {
                                 + directory
                                 + " does not exist; create it or fix the path",
                         e);
+            } catch (java.nio.file.NotDirectoryException e) {
+                throw new UnrecoverableException(
+                        "file source directory "
+                                + directory
+                                + " is a file, not a directory; pass the directory that holds the"
+                                + " input files",
+                        e);
             }
         }
 
@@ -454,7 +461,8 @@ public final class FileSource implements Source<String> {
                 if (restoredCurrent != null) {
                     Path file = Path.of(directory).resolve(restoredCurrent);
                     if (!Files.exists(file)) {
-                        throw new IOException(
+                        // Unrecoverable: every restart restores this same checkpoint.
+                        throw new UnrecoverableException(
                                 "file "
                                         + file
                                         + " was being read at the checkpoint but is gone; restore it"

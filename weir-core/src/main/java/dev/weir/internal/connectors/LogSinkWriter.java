@@ -81,6 +81,21 @@ public final class LogSinkWriter<T> implements TransactionalWriter<T, Committabl
         this.restoredCheckpointId = context.restoredCheckpointId();
         this.log = LogDirectory.open(directory, LogOptions.defaults()); // holds the log's lock
         try {
+            if (!log.hasTopic(topic)) {
+                // As the Kafka sink does: a restart would not create it.
+                throw new dev.weir.api.UnrecoverableException(
+                        "log "
+                                + directory
+                                + " has no topic '"
+                                + topic
+                                + "' for sink '"
+                                + owner
+                                + "'; create it first (weir log --dir "
+                                + directory
+                                + " create "
+                                + topic
+                                + " --partitions N, or DurableLog.createTopic)");
+            }
             this.staging = Files.createDirectories(directory.resolve(".staging").resolve(topic));
             int count = log.partitions(topic);
             this.partitions = new PartitionLog[count];
