@@ -245,7 +245,7 @@ class BadInputFailsLoudlyTest {
      * chance, a codec of the wrong type) fails naming it: before, the job took the wrong value.
      */
     @Test
-    void aLogRecordItsCodecDoesNotReadToItsEndFailsAtOnce() {
+    void aLogRecordItsCodecDoesNotReadToItsEndFailsAtOnce() throws Exception {
         Path log = dir.resolve("log");
         try (dev.weir.api.log.DurableLog durable =
                 dev.weir.api.log.DurableLog.open(log, dev.weir.api.log.LogOptions.defaults())) {
@@ -265,6 +265,40 @@ class BadInputFailsLoudlyTest {
                 .hasMessageContaining("the record at offset 1 (7 bytes)")
                 .hasMessageContaining("weir.string")
                 .hasMessageContaining("the codec read 5 of them and left 2 unread");
+
+        // A codec of the user's may leave bytes unread on purpose (a newer writer's extra field).
+        Path padded = dir.resolve("padded");
+        try (dev.weir.api.log.DurableLog durable =
+                dev.weir.api.log.DurableLog.open(padded, dev.weir.api.log.LogOptions.defaults())) {
+            durable.createTopic("lines", 1);
+            durable.append("lines", 0, List.of(new byte[] {0, 0, 0, 7, 1, 2, 3}));
+        }
+        CollectSink<Integer> firstInts = Sinks.collect();
+        Pipeline lenient =
+                Pipeline.create("lenient")
+                        .parallelism(1)
+                        .checkpointing(
+                                CheckpointConfig.exactlyOnce(
+                                        Duration.ofMillis(5), dir.resolve("chk-lenient")));
+        lenient.source("ints", Sources.log(padded, "lines", new FirstIntOnly()))
+                .sink("out", firstInts);
+        lenient.run();
+        assertThat(firstInts.results()).containsExactly(7);
+    }
+
+    /** A user's codec that reads an int and leaves the rest of the record unread. */
+    static final class FirstIntOnly implements Codec<Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void encode(Integer value, DataOutput out) throws IOException {
+            out.writeInt(value);
+        }
+
+        @Override
+        public Integer decode(DataInput in) throws IOException {
+            return in.readInt();
+        }
     }
 
     /**

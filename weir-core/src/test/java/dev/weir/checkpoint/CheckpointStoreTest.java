@@ -147,6 +147,13 @@ class CheckpointStoreTest {
         assertThatThrownBy(() -> CheckpointView.open(damaged))
                 .isInstanceOf(CheckpointCorruptedException.class)
                 .hasMessageContaining("_manifest");
+        // A directory holding such a checkpoint names it, not "none".
+        Path holder = Files.createTempDirectory("holds-a-damaged-one");
+        Files.move(damaged, holder.resolve("chk-00000000016"));
+        Files.writeString(holder.resolve("readme.txt"), "copied here");
+        assertThatThrownBy(() -> CheckpointView.open(holder))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("it holds chk-00000000016 without a _manifest");
         assertThat(CheckpointView.open(stats.get(1).path()).id()).isEqualTo(stats.get(1).id());
         // An empty resume setting is refused where it is made.
         assertThatThrownBy(

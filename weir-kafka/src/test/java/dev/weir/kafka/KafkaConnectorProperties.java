@@ -159,9 +159,33 @@ class KafkaConnectorProperties {
         byte[] longer = java.util.Arrays.copyOf(value, value.length + extra.length);
         System.arraycopy(extra, 0, longer, value.length, extra.length);
         assertThatThrownBy(() -> strings.deserialize(record(longer)))
-                .isInstanceOf(IOException.class)
+                .isInstanceOf(dev.weir.api.UnrecoverableException.class)
                 .hasMessageContaining("t-3 at offset 42")
                 .hasMessageContaining("the codec left " + extra.length + " bytes unread");
+        // Too short: named too, not a bare EOFException.
+        byte[] shorter = java.util.Arrays.copyOf(value, value.length - 1);
+        assertThatThrownBy(() -> strings.deserialize(record(shorter)))
+                .isInstanceOf(dev.weir.api.UnrecoverableException.class)
+                .hasMessageContaining("t-3 at offset 42")
+                .hasMessageContaining("weir.string");
+        // A codec of the user's may skip what a newer writer appended.
+        assertThat(KafkaDeserializer.codec(new SkipsTheRest()).deserialize(record(longer)))
+                .isEqualTo(longer[0] & 0xff);
+    }
+
+    /** A user's codec that reads the first byte and leaves the rest unread. */
+    static final class SkipsTheRest implements dev.weir.api.codec.Codec<Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void encode(Integer value, java.io.DataOutput out) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Integer decode(java.io.DataInput in) throws IOException {
+            return in.readUnsignedByte();
+        }
     }
 
     private static org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record(

@@ -502,6 +502,7 @@ public final class CheckpointStore implements CheckpointStorage {
         }
         List<String> savepoints = new ArrayList<>();
         List<String> checkpoints = new ArrayList<>();
+        List<String> withoutManifest = new ArrayList<>();
         boolean other = false;
         try (Stream<Path> children = Files.list(path)) {
             for (Path child : (Iterable<Path>) children::iterator) {
@@ -511,6 +512,9 @@ public final class CheckpointStore implements CheckpointStorage {
                     savepoints.add(name);
                 } else if (name.startsWith(PREFIX) && complete) {
                     checkpoints.add(name);
+                } else if ((name.startsWith(SAVEPOINT_PREFIX) || name.startsWith(PREFIX))
+                        && Files.isDirectory(child)) {
+                    withoutManifest.add(name);
                 } else if (name.startsWith("task-") && name.endsWith(".state")) {
                     other = true; // a checkpoint's state file: this one's manifest is missing
                 }
@@ -519,6 +523,18 @@ public final class CheckpointStore implements CheckpointStorage {
             return; // the load reports what it cannot read
         }
         if (savepoints.isEmpty() && checkpoints.isEmpty()) {
+            if (!other && !withoutManifest.isEmpty()) {
+                java.util.Collections.sort(withoutManifest);
+                throw new IllegalArgumentException(
+                        "no complete checkpoint or savepoint at "
+                                + path.toAbsolutePath()
+                                + ": it holds "
+                                + String.join(", ", withoutManifest)
+                                + " without a _manifest (never completed, or its manifest was lost:"
+                                + " put it back, then pass that directory). A resume setting is"
+                                + " \"latest\", \"none\" or the path of one checkpoint or"
+                                + " savepoint");
+            }
             if (!other) {
                 throw new IllegalArgumentException(
                         "no checkpoint or savepoint at "
