@@ -60,11 +60,30 @@ class BadInputFailsLoudlyTest {
     }
 
     private Pipeline checkpointed(String name) {
+        return checkpointed(name, dir.resolve("chk"));
+    }
+
+    /** Like {@link #checkpointed(String)}, with checkpoints of its own: a second job of a test. */
+    private Pipeline checkpointedApart(String name) {
+        return checkpointed(name, dir.resolve("chk-" + name));
+    }
+
+    private static Pipeline checkpointed(String name, Path checkpoints) {
         return Pipeline.create(name)
                 .parallelism(2)
-                .checkpointing(
-                        CheckpointConfig.exactlyOnce(Duration.ofMillis(5), dir.resolve("chk")))
+                .checkpointing(CheckpointConfig.exactlyOnce(Duration.ofMillis(5), checkpoints))
                 .restartStrategy(RestartStrategy.fixedDelay(5, Duration.ZERO));
+    }
+
+    /** A log in {@code dir/name} whose one-partition topic "lines" holds {@code records}. */
+    private Path logHolding(String name, byte[]... records) {
+        Path log = dir.resolve(name);
+        try (dev.weir.api.log.DurableLog durable =
+                dev.weir.api.log.DurableLog.open(log, dev.weir.api.log.LogOptions.defaults())) {
+            durable.createTopic("lines", 1);
+            durable.append("lines", 0, List.of(records));
+        }
+        return log;
     }
 
     @Test
@@ -135,17 +154,11 @@ class BadInputFailsLoudlyTest {
      */
     @Test
     void aLogRecordItsCodecCannotReadFailsAtOnceNamingWhereItIs() {
-        Path log = dir.resolve("log");
-        try (dev.weir.api.log.DurableLog durable =
-                dev.weir.api.log.DurableLog.open(log, dev.weir.api.log.LogOptions.defaults())) {
-            durable.createTopic("lines", 1);
-            durable.append(
-                    "lines",
-                    0,
-                    List.of(
-                            Codecs.STRING.toBytes("fine"),
-                            "hello".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        }
+        Path log =
+                logHolding(
+                        "log",
+                        Codecs.STRING.toBytes("fine"),
+                        "hello".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         Pipeline pipeline = checkpointed("raw-lines");
         pipeline.source("lines", Sources.log(log, "lines", Codecs.STRING))
                 .sink("out", Sinks.counting());
@@ -186,13 +199,7 @@ class BadInputFailsLoudlyTest {
 
         Path log = dir.resolve("log");
         dev.weir.api.log.DurableLog.open(log, dev.weir.api.log.LogOptions.defaults()).close();
-        Pipeline noTopic =
-                Pipeline.create("no-topic")
-                        .parallelism(1)
-                        .checkpointing(
-                                CheckpointConfig.exactlyOnce(
-                                        Duration.ofMillis(5), dir.resolve("chk-no-topic")))
-                        .restartStrategy(RestartStrategy.fixedDelay(5, Duration.ZERO));
+        Pipeline noTopic = checkpointedApart("no-topic").parallelism(1);
         noTopic.source("n", Sources.sequence(1, 10))
                 .sink("out", dev.weir.api.sink.LogSink.to(log, "missing", Codecs.LONG));
         assertThatThrownBy(noTopic::run)
@@ -246,15 +253,11 @@ class BadInputFailsLoudlyTest {
      */
     @Test
     void aLogRecordItsCodecDoesNotReadToItsEndFailsAtOnce() throws Exception {
-        Path log = dir.resolve("log");
-        try (dev.weir.api.log.DurableLog durable =
-                dev.weir.api.log.DurableLog.open(log, dev.weir.api.log.LogOptions.defaults())) {
-            durable.createTopic("lines", 1);
-            durable.append(
-                    "lines",
-                    0,
-                    List.of(Codecs.STRING.toBytes("fine"), new byte[] {0, 0, 0, 1, 'a', 'b', 'c'}));
-        }
+        Path log =
+                logHolding(
+                        "log",
+                        Codecs.STRING.toBytes("fine"),
+                        new byte[] {0, 0, 0, 1, 'a', 'b', 'c'});
         Pipeline pipeline = checkpointed("short-read");
         pipeline.source("lines", Sources.log(log, "lines", Codecs.STRING))
                 .sink("out", Sinks.counting());
@@ -267,19 +270,9 @@ class BadInputFailsLoudlyTest {
                 .hasMessageContaining("the codec read 5 of them and left 2 unread");
 
         // A codec of the user's may leave bytes unread on purpose (a newer writer's extra field).
-        Path padded = dir.resolve("padded");
-        try (dev.weir.api.log.DurableLog durable =
-                dev.weir.api.log.DurableLog.open(padded, dev.weir.api.log.LogOptions.defaults())) {
-            durable.createTopic("lines", 1);
-            durable.append("lines", 0, List.of(new byte[] {0, 0, 0, 7, 1, 2, 3}));
-        }
+        Path padded = logHolding("padded", new byte[] {0, 0, 0, 7, 1, 2, 3});
         CollectSink<Integer> firstInts = Sinks.collect();
-        Pipeline lenient =
-                Pipeline.create("lenient")
-                        .parallelism(1)
-                        .checkpointing(
-                                CheckpointConfig.exactlyOnce(
-                                        Duration.ofMillis(5), dir.resolve("chk-lenient")));
+        Pipeline lenient = checkpointedApart("lenient").parallelism(1);
         lenient.source("ints", Sources.log(padded, "lines", new FirstIntOnly()))
                 .sink("out", firstInts);
         lenient.run();
@@ -319,13 +312,7 @@ class BadInputFailsLoudlyTest {
         assertThat(FileSink.readCommitted(dir.resolve("copied")))
                 .containsExactlyInAnyOrder("one", "two\rTWO", "three");
 
-        Pipeline multiLine =
-                Pipeline.create("line-feed")
-                        .parallelism(1)
-                        .checkpointing(
-                                CheckpointConfig.exactlyOnce(
-                                        Duration.ofMillis(5), dir.resolve("chk-line-feed")))
-                        .restartStrategy(RestartStrategy.fixedDelay(5, Duration.ZERO));
+        Pipeline multiLine = checkpointedApart("line-feed").parallelism(1);
         multiLine
                 .source("records", Sources.collection(List.of("fine", "two\nlines", "after")))
                 .sink("out", FileSink.<String>to(dir.resolve("refused")));
