@@ -400,11 +400,8 @@ public final class LogCommand implements Callable<Integer> {
                 return bytes;
             }
             try {
-                StandardCharsets.UTF_8
-                        .newDecoder()
-                        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-                        .decode(java.nio.ByteBuffer.wrap(bytes));
+                // A new decoder reports malformed input rather than replacing it.
+                StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes));
             } catch (java.nio.charset.CharacterCodingException e) {
                 throw new IllegalArgumentException(
                         "input line "

@@ -41,6 +41,15 @@ public final class CheckpointStore implements CheckpointStorage {
     /** How a savepoint's directory is named, in the directory it was written into. */
     private static final String SAVEPOINT_PREFIX = "savepoint-";
 
+    /** A task's state file in a checkpoint is {@code task-<task>.state}. */
+    private static final String TASK_STATE_PREFIX = "task-";
+
+    private static final String TASK_STATE_SUFFIX = ".state";
+
+    /** Ends the messages of {@link #refuseWrongRestorePath}. */
+    private static final String RESUME_WORDS =
+            ". A resume setting is \"latest\", \"none\" or such a path";
+
     private static final String MAX_ABORTED = "_max-aborted-id";
 
     /**
@@ -164,7 +173,7 @@ public final class CheckpointStore implements CheckpointStorage {
     @Override
     public Manifest.FileEntry writeTaskState(Path checkpoint, String taskName, byte[] bytes)
             throws IOException {
-        String fileName = "task-" + taskName.replace('#', '-') + ".state";
+        String fileName = TASK_STATE_PREFIX + taskName.replace('#', '-') + TASK_STATE_SUFFIX;
         FaultPoints.reach(FaultPoint.SNAPSHOT_BEFORE_WRITE);
         DurableFiles.writeDurably(
                 checkpoint.resolve(fileName),
@@ -484,8 +493,8 @@ public final class CheckpointStore implements CheckpointStorage {
                             + ": the path does not exist. Pass the directory of one checkpoint"
                             + " (chk-...) or savepoint (savepoint-...), e.g. the path"
                             + " CheckpointStats.path() returned; weir inspect <checkpoint"
-                            + " directory> lists them. A resume setting is \"latest\", \"none\""
-                            + " or such a path");
+                            + " directory> lists them"
+                            + RESUME_WORDS);
         }
         if (!Files.isDirectory(path)) {
             throw new IllegalArgumentException(
@@ -495,7 +504,7 @@ public final class CheckpointStore implements CheckpointStorage {
                             + " checkpoint (chk-...) or savepoint (savepoint-...), the one that"
                             + " holds "
                             + Manifest.FILE_NAME
-                            + ". A resume setting is \"latest\", \"none\" or such a path");
+                            + RESUME_WORDS);
         }
         if (Files.exists(path.resolve(Manifest.FILE_NAME))) {
             return;
@@ -503,7 +512,7 @@ public final class CheckpointStore implements CheckpointStorage {
         List<String> savepoints = new ArrayList<>();
         List<String> checkpoints = new ArrayList<>();
         List<String> withoutManifest = new ArrayList<>();
-        boolean other = false;
+        boolean stateFiles = false;
         try (Stream<Path> children = Files.list(path)) {
             for (Path child : (Iterable<Path>) children::iterator) {
                 String name = child.getFileName().toString();
@@ -515,15 +524,15 @@ public final class CheckpointStore implements CheckpointStorage {
                 } else if ((name.startsWith(SAVEPOINT_PREFIX) || name.startsWith(PREFIX))
                         && Files.isDirectory(child)) {
                     withoutManifest.add(name);
-                } else if (name.startsWith("task-") && name.endsWith(".state")) {
-                    other = true; // a checkpoint's state file: this one's manifest is missing
+                } else if (name.startsWith(TASK_STATE_PREFIX) && name.endsWith(TASK_STATE_SUFFIX)) {
+                    stateFiles = true; // a checkpoint's: this one's manifest is missing
                 }
             }
         } catch (IOException e) {
             return; // the load reports what it cannot read
         }
         if (savepoints.isEmpty() && checkpoints.isEmpty()) {
-            if (!other && !withoutManifest.isEmpty()) {
+            if (!stateFiles && !withoutManifest.isEmpty()) {
                 java.util.Collections.sort(withoutManifest);
                 throw new IllegalArgumentException(
                         "no complete checkpoint or savepoint at "
@@ -531,19 +540,18 @@ public final class CheckpointStore implements CheckpointStorage {
                                 + ": it holds "
                                 + String.join(", ", withoutManifest)
                                 + " without a _manifest (never completed, or its manifest was lost:"
-                                + " put it back, then pass that directory). A resume setting is"
-                                + " \"latest\", \"none\" or the path of one checkpoint or"
-                                + " savepoint");
+                                + " put it back, then pass that directory)"
+                                + RESUME_WORDS);
             }
-            if (!other) {
+            if (!stateFiles) {
                 throw new IllegalArgumentException(
                         "no checkpoint or savepoint at "
                                 + path.toAbsolutePath()
                                 + ": the directory holds none (no _manifest or task state files,"
                                 + " no chk-... or savepoint-... inside). Pass the directory of one"
                                 + " checkpoint or savepoint, e.g. the path CheckpointStats.path()"
-                                + " returned. A resume setting is \"latest\", \"none\" or such a"
-                                + " path");
+                                + " returned"
+                                + RESUME_WORDS);
             }
             return; // state files but no manifest: the load reports a missing or torn manifest
         }

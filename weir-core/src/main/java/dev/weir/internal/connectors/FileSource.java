@@ -229,11 +229,8 @@ public final class FileSource implements Source<String> {
          */
         private void warnIfNotUtf8(byte[] line, int length, long at) {
             try {
-                StandardCharsets.UTF_8
-                        .newDecoder()
-                        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-                        .decode(ByteBuffer.wrap(line, 0, length));
+                // A new decoder reports malformed input (String's constructor replaces it).
+                StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(line, 0, length));
             } catch (java.nio.charset.CharacterCodingException e) {
                 warnedNotUtf8 = current;
                 org.slf4j.LoggerFactory.getLogger(FileSource.class)
