@@ -161,7 +161,9 @@ class VerifyIT {
         String log = bytes.toString(StandardCharsets.UTF_8);
 
         assertThat(report.findings().problems()).as(log).isEmpty();
-        assertThat(report.splitStates().ended()).as(log).isEqualTo(1);
+        // At least the kill planned for that state; the other kill, planned at a random poll of
+        // splits this fast, may land once some ended too (CI saw ended=2, running=0).
+        assertThat(report.splitStates().ended()).as(log).isPositive();
         assertThat(report.passed()).isTrue();
     }
 
