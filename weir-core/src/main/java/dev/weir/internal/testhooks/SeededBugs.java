@@ -46,6 +46,14 @@ public final class SeededBugs {
     /** Restore the second newest complete checkpoint. */
     public static final boolean FALLBACK_OLDER = BUG.equals("fallback-older");
 
+    /**
+     * One of the three bugs a kill just after a commit exposes; only a commit of the newest
+     * checkpoint its subtask took a barrier for counts towards that kill then, as a newer
+     * checkpoint completed before the kill makes restoring the one before it right.
+     */
+    public static final boolean KILLED_AFTER_COMMIT =
+            FALLBACK_OLDER || RENAME_WITHOUT_FSYNC || CHECKPOINT_DIRECTORY_WITHOUT_FSYNC;
+
     /** Read ended splits again from their start after a restore. */
     public static final boolean REREAD_ENDED_SPLITS = BUG.equals("reread-ended-splits");
 
