@@ -74,37 +74,42 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
     @Override
     @SuppressWarnings("unchecked")
     public void open(OpenContext openContext) throws Exception {
-        function =
-                (dev.weir.api.function.KeyedProcessFunction<Object, Object, Object>)
-                        factory.get().create();
-        scope = new Scope();
-        scope.floor = restoredWatermark;
-        recordAttempt(attempts, getRuntimeContext().getTaskInfo());
-        states = new FlinkStates(getRuntimeContext());
-        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-        function.open(
-                new dev.weir.api.function.KeyedProcessFunction.OpenContext() {
-                    @Override
-                    public KeyedStateStore states() {
-                        return states;
-                    }
+        try {
+            function =
+                    (dev.weir.api.function.KeyedProcessFunction<Object, Object, Object>)
+                            factory.get().create();
+            scope = new Scope();
+            scope.floor = restoredWatermark;
+            recordAttempt(attempts, getRuntimeContext().getTaskInfo());
+            states = new FlinkStates(getRuntimeContext());
+            int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+            int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+            function.open(
+                    new dev.weir.api.function.KeyedProcessFunction.OpenContext() {
+                        @Override
+                        public KeyedStateStore states() {
+                            return states;
+                        }
 
-                    @Override
-                    public String stepName() {
-                        return stepName;
-                    }
+                        @Override
+                        public String stepName() {
+                            return stepName;
+                        }
 
-                    @Override
-                    public int subtaskIndex() {
-                        return subtask;
-                    }
+                        @Override
+                        public int subtaskIndex() {
+                            return subtask;
+                        }
 
-                    @Override
-                    public int parallelism() {
-                        return parallelism;
-                    }
-                });
+                        @Override
+                        public int parallelism() {
+                            return parallelism;
+                        }
+                    });
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
+        }
     }
 
     /**
@@ -113,32 +118,37 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
      * change state), each with the state scoped to it.
      */
     void endOfInput(EndOfInputOperator operator) throws Exception {
-        function.onEndOfInput(
-                new dev.weir.api.function.KeyedProcessFunction.EndOfInputContext<>() {
-                    @Override
-                    public void forEachKey(
-                            dev.weir.api.function.KeyedProcessFunction.KeyAction<Object> action)
-                            throws Exception {
-                        java.util.Set<WeirKey> keys = new java.util.LinkedHashSet<>();
-                        for (String name : states.names()) {
-                            try (java.util.stream.Stream<WeirKey> stored =
-                                    operator.<WeirKey>getKeyedStateBackend()
-                                            .getKeys(name, VoidNamespace.INSTANCE)) {
-                                stored.forEach(keys::add);
+        try {
+            function.onEndOfInput(
+                    new dev.weir.api.function.KeyedProcessFunction.EndOfInputContext<>() {
+                        @Override
+                        public void forEachKey(
+                                dev.weir.api.function.KeyedProcessFunction.KeyAction<Object> action)
+                                throws Exception {
+                            java.util.Set<WeirKey> keys = new java.util.LinkedHashSet<>();
+                            for (String name : states.names()) {
+                                try (java.util.stream.Stream<WeirKey> stored =
+                                        operator.<WeirKey>getKeyedStateBackend()
+                                                .getKeys(name, VoidNamespace.INSTANCE)) {
+                                    stored.forEach(keys::add);
+                                }
+                            }
+                            for (WeirKey key : keys) {
+                                operator.setCurrentKey(key);
+                                action.accept(key.key());
                             }
                         }
-                        for (WeirKey key : keys) {
-                            operator.setCurrentKey(key);
-                            action.accept(key.key());
-                        }
-                    }
 
-                    @Override
-                    public <X> void output(OutputTag<X> tag, X value) {
-                        operator.emit(tag, value);
-                    }
-                },
-                operator::emit);
+                        @Override
+                        public <X> void output(OutputTag<X> tag, X value) {
+                            operator.emit(tag, value);
+                        }
+                    },
+                    operator::emit);
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
+        }
     }
 
     @Override
@@ -182,21 +192,31 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
     @Override
     public void processElement(Object value, Context context, Collector<Object> out)
             throws Exception {
-        see(context.timerService().currentWatermark());
-        scope.context = context;
-        scope.timerContext = null;
-        scope.out = out;
-        function.process(value, scope, scope);
+        try {
+            see(context.timerService().currentWatermark());
+            scope.context = context;
+            scope.timerContext = null;
+            scope.out = out;
+            function.process(value, scope, scope);
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
+        }
     }
 
     @Override
     public void onTimer(long timestamp, OnTimerContext context, Collector<Object> out)
             throws Exception {
-        see(context.timerService().currentWatermark());
-        scope.context = context;
-        scope.timerContext = context;
-        scope.out = out;
-        function.onTimer(timestamp, scope, scope);
+        try {
+            see(context.timerService().currentWatermark());
+            scope.context = context;
+            scope.timerContext = context;
+            scope.out = out;
+            function.onTimer(timestamp, scope, scope);
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
+        }
     }
 
     /**

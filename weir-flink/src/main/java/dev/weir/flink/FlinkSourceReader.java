@@ -50,36 +50,42 @@ final class FlinkSourceReader<T> implements SourceReader<T, WeirSplit> {
 
     @Override
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
-        if (!noMoreSplits) {
-            // Read nothing until the enumerator's last event for this reader has arrived. Were the
-            // records of a first split to make this task fail first, that event would find the
-            // task failed, and Flink would fail the job with "Task is not running" instead of the
-            // user's exception (seen once in CI with no restarts). Events arrive in order, so by
-            // now every split of this reader has too; the enumerator sends it nothing later.
-            return InputStatus.NOTHING_AVAILABLE;
-        }
-        for (int tried = 0; tried < open.size(); tried++) {
-            next = next % open.size();
-            Open<T> split = open.get(next);
-            // Per-split outputs: a watermark strategy on the source generates per split.
-            SourceOutput<T> splitOutput = output.createOutputForSplit(split.split().id());
-            ReadStatus status = split.reader().poll(splitOutput::collect, batchSize);
-            if (status == ReadStatus.END_OF_INPUT) {
-                split.reader().close();
-                output.releaseOutputForSplit(split.split().id());
-                open.remove(next);
-                return open.isEmpty() && noMoreSplits
-                        ? InputStatus.END_OF_INPUT
-                        : InputStatus.MORE_AVAILABLE;
+        try {
+            if (!noMoreSplits) {
+                // Read nothing until the enumerator's last event for this reader has arrived.
+                // Were the records of a first split to make this task fail first, that event
+                // would find the task failed, and Flink would fail the job with "Task is not
+                // running" instead of the user's exception (seen once in CI with no restarts).
+                // Events arrive in order, so by now every split of this reader has too; the
+                // enumerator sends it nothing later.
+                return InputStatus.NOTHING_AVAILABLE;
             }
-            next++;
-            if (status == ReadStatus.MORE_AVAILABLE) {
-                return InputStatus.MORE_AVAILABLE;
+            for (int tried = 0; tried < open.size(); tried++) {
+                next = next % open.size();
+                Open<T> split = open.get(next);
+                // Per-split outputs: a watermark strategy on the source generates per split.
+                SourceOutput<T> splitOutput = output.createOutputForSplit(split.split().id());
+                ReadStatus status = split.reader().poll(splitOutput::collect, batchSize);
+                if (status == ReadStatus.END_OF_INPUT) {
+                    split.reader().close();
+                    output.releaseOutputForSplit(split.split().id());
+                    open.remove(next);
+                    return open.isEmpty() && noMoreSplits
+                            ? InputStatus.END_OF_INPUT
+                            : InputStatus.MORE_AVAILABLE;
+                }
+                next++;
+                if (status == ReadStatus.MORE_AVAILABLE) {
+                    return InputStatus.MORE_AVAILABLE;
+                }
             }
+            return open.isEmpty() && noMoreSplits
+                    ? InputStatus.END_OF_INPUT
+                    : InputStatus.NOTHING_AVAILABLE;
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
         }
-        return open.isEmpty() && noMoreSplits
-                ? InputStatus.END_OF_INPUT
-                : InputStatus.NOTHING_AVAILABLE;
     }
 
     @Override
@@ -94,6 +100,7 @@ final class FlinkSourceReader<T> implements SourceReader<T, WeirSplit> {
                                 split.reader().position(),
                                 split.reader().snapshotState()));
             } catch (Exception e) {
+                Unrecoverables.failWithoutRestarts(e);
                 throw new IllegalStateException(
                         "cannot snapshot split '" + split.split().id() + "'", e);
             }
@@ -137,6 +144,7 @@ final class FlinkSourceReader<T> implements SourceReader<T, WeirSplit> {
                 }
                 open.add(new Open<>(split, reader));
             } catch (Exception e) {
+                Unrecoverables.failWithoutRestarts(e);
                 throw new IllegalStateException(
                         "cannot open split '" + split.id() + "' of a " + source.kind() + " source",
                         e);
@@ -151,9 +159,14 @@ final class FlinkSourceReader<T> implements SourceReader<T, WeirSplit> {
 
     @Override
     public void close() throws Exception {
-        for (Open<T> split : open) {
-            split.reader().close();
+        try {
+            for (Open<T> split : open) {
+                split.reader().close();
+            }
+            open.clear();
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
         }
-        open.clear();
     }
 }

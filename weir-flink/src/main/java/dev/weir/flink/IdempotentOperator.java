@@ -40,30 +40,45 @@ final class IdempotentOperator extends AbstractStreamOperator<Object>
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
-        super.initializeState(context);
-        target = sink.get();
-        latest = new LinkedHashMap<>();
-        writer =
-                target.createUpsertWriter(
-                        new SinkSubtask(
-                                jobName,
-                                sinkName,
-                                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
-                                getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
-                                context.getRestoredCheckpointId().orElse(-1)));
-        writer.lastCheckpointId();
+        try {
+            super.initializeState(context);
+            target = sink.get();
+            latest = new LinkedHashMap<>();
+            writer =
+                    target.createUpsertWriter(
+                            new SinkSubtask(
+                                    jobName,
+                                    sinkName,
+                                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                                    getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
+                                    context.getRestoredCheckpointId().orElse(-1)));
+            writer.lastCheckpointId();
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
+        }
     }
 
     @Override
     public void processElement(StreamRecord<Object> element) {
-        Object record = element.getValue();
-        latest.put(target.keyOf(record), record);
+        try {
+            Object record = element.getValue();
+            latest.put(target.keyOf(record), record);
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
+        }
     }
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        super.prepareSnapshotPreBarrier(checkpointId);
-        flush(checkpointId);
+        try {
+            super.prepareSnapshotPreBarrier(checkpointId);
+            flush(checkpointId);
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
+        }
     }
 
     private void flush(long checkpointId) throws Exception {
@@ -75,9 +90,14 @@ final class IdempotentOperator extends AbstractStreamOperator<Object>
 
     @Override
     public void finish() throws Exception {
-        super.finish();
-        if (!checkpointing) {
-            flush(Long.MAX_VALUE);
+        try {
+            super.finish();
+            if (!checkpointing) {
+                flush(Long.MAX_VALUE);
+            }
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
         }
     }
 

@@ -35,8 +35,10 @@ final class PlainSink implements org.apache.flink.api.connector.sink2.Sink<Objec
                                             context.getTaskInfo().getNumberOfParallelSubtasks(),
                                             context.getRestoredCheckpointId().orElse(-1)));
         } catch (java.io.IOException | RuntimeException e) {
+            Unrecoverables.failWithoutRestarts(e);
             throw e;
         } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
             throw new java.io.IOException("cannot open sink '" + sinkName + "'", e);
         }
         return new SinkWriter<>() {
@@ -45,8 +47,10 @@ final class PlainSink implements org.apache.flink.api.connector.sink2.Sink<Objec
                 try {
                     writer.write(element);
                 } catch (java.io.IOException | RuntimeException e) {
+                    Unrecoverables.failWithoutRestarts(e);
                     throw e;
                 } catch (Exception e) {
+                    Unrecoverables.failWithoutRestarts(e);
                     throw new java.io.IOException("sink '" + sinkName + "' failed", e);
                 }
             }
@@ -57,8 +61,10 @@ final class PlainSink implements org.apache.flink.api.connector.sink2.Sink<Objec
                     try {
                         writer.finish();
                     } catch (java.io.IOException | RuntimeException e) {
+                        Unrecoverables.failWithoutRestarts(e);
                         throw e;
                     } catch (Exception e) {
+                        Unrecoverables.failWithoutRestarts(e);
                         throw new java.io.IOException("sink '" + sinkName + "' failed", e);
                     }
                 }

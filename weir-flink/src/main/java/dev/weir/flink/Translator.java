@@ -518,7 +518,12 @@ final class Translator {
 
         @Override
         public Object map(Object value) throws Exception {
-            return function.map(value);
+            try {
+                return function.map(value);
+            } catch (Exception e) {
+                Unrecoverables.failWithoutRestarts(e);
+                throw e;
+            }
         }
     }
 
@@ -539,7 +544,12 @@ final class Translator {
 
         @Override
         public boolean filter(Object value) throws Exception {
-            return function.test(value);
+            try {
+                return function.test(value);
+            } catch (Exception e) {
+                Unrecoverables.failWithoutRestarts(e);
+                throw e;
+            }
         }
     }
 
@@ -560,7 +570,12 @@ final class Translator {
 
         @Override
         public void flatMap(Object value, Collector<Object> out) throws Exception {
-            function.flatMap(value, out::collect);
+            try {
+                function.flatMap(value, out::collect);
+            } catch (Exception e) {
+                Unrecoverables.failWithoutRestarts(e);
+                throw e;
+            }
         }
     }
 
@@ -592,7 +607,13 @@ final class Translator {
                 hashes = WeirKey.hashesOfGroups(maxParallelism);
                 cache = new WeirKey[CACHED_KEYS];
             }
-            Object key = selector.getKey(value);
+            Object key;
+            try {
+                key = selector.getKey(value);
+            } catch (Exception e) {
+                Unrecoverables.failWithoutRestarts(e);
+                throw e;
+            }
             if (key == null) {
                 throw new NullPointerException("key selector returned null for " + value);
             }

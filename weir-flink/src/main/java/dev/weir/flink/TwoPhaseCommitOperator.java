@@ -75,50 +75,65 @@ final class TwoPhaseCommitOperator extends AbstractStreamOperator<Object>
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
-        super.initializeState(context);
-        TwoPhaseCommitSink<Object, Object> target = sink.get();
-        codec = target.committableCodec();
-        pending = new TreeMap<>();
-        pendingState =
-                context.getOperatorStateStore()
-                        .getUnionListState(
-                                new ListStateDescriptor<>(
-                                        "weir-pending-committables",
-                                        PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
-        subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        FlinkProcessFunction.recordAttempt(attempts, getRuntimeContext().getTaskInfo());
-        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-        long restoredId = context.getRestoredCheckpointId().orElse(-1);
-        writer =
-                target.createTransactionalWriter(
-                        new SinkSubtask(jobName, sinkName, subtask, parallelism, restoredId));
-        List<Object> restored = new ArrayList<>();
-        if (context.isRestored()) {
-            for (byte[] entry : pendingState.get()) {
-                DataInputStream in = new DataInputStream(new ByteArrayInputStream(entry));
-                int preparedBy = in.readInt();
-                in.readLong();
-                Object committable = codec.decode(in);
-                if (preparedBy % parallelism == subtask) {
-                    writer.commit(committable);
-                    restored.add(committable);
+        try {
+            super.initializeState(context);
+            TwoPhaseCommitSink<Object, Object> target = sink.get();
+            codec = target.committableCodec();
+            pending = new TreeMap<>();
+            pendingState =
+                    context.getOperatorStateStore()
+                            .getUnionListState(
+                                    new ListStateDescriptor<>(
+                                            "weir-pending-committables",
+                                            PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+            subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+            FlinkProcessFunction.recordAttempt(attempts, getRuntimeContext().getTaskInfo());
+            int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+            long restoredId = context.getRestoredCheckpointId().orElse(-1);
+            writer =
+                    target.createTransactionalWriter(
+                            new SinkSubtask(jobName, sinkName, subtask, parallelism, restoredId));
+            List<Object> restored = new ArrayList<>();
+            if (context.isRestored()) {
+                for (byte[] entry : pendingState.get()) {
+                    DataInputStream in = new DataInputStream(new ByteArrayInputStream(entry));
+                    int preparedBy = in.readInt();
+                    in.readLong();
+                    Object committable = codec.decode(in);
+                    if (preparedBy % parallelism == subtask) {
+                        writer.commit(committable);
+                        restored.add(committable);
+                    }
                 }
             }
+            writer.recoverOwned(List.copyOf(restored), subtask, parallelism);
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
         }
-        writer.recoverOwned(List.copyOf(restored), subtask, parallelism);
     }
 
     @Override
     public void processElement(StreamRecord<Object> element) throws Exception {
-        writer.write(element.getValue());
+        try {
+            writer.write(element.getValue());
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
+        }
     }
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        super.prepareSnapshotPreBarrier(checkpointId);
-        Object committable = writer.prepareCommit(checkpointId);
-        if (committable != null) {
-            pending.put(checkpointId, committable);
+        try {
+            super.prepareSnapshotPreBarrier(checkpointId);
+            Object committable = writer.prepareCommit(checkpointId);
+            if (committable != null) {
+                pending.put(checkpointId, committable);
+            }
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
         }
     }
 
@@ -144,20 +159,30 @@ final class TwoPhaseCommitOperator extends AbstractStreamOperator<Object>
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
-        super.notifyCheckpointComplete(checkpointId);
-        while (!pending.isEmpty() && pending.firstKey() <= checkpointId) {
-            writer.commit(pending.pollFirstEntry().getValue());
+        try {
+            super.notifyCheckpointComplete(checkpointId);
+            while (!pending.isEmpty() && pending.firstKey() <= checkpointId) {
+                writer.commit(pending.pollFirstEntry().getValue());
+            }
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
         }
     }
 
     @Override
     public void finish() throws Exception {
-        super.finish();
-        if (!checkpointing) {
-            Object committable = writer.prepareCommit(Long.MAX_VALUE);
-            if (committable != null) {
-                writer.commit(committable);
+        try {
+            super.finish();
+            if (!checkpointing) {
+                Object committable = writer.prepareCommit(Long.MAX_VALUE);
+                if (committable != null) {
+                    writer.commit(committable);
+                }
             }
+        } catch (Exception e) {
+            Unrecoverables.failWithoutRestarts(e);
+            throw e;
         }
     }
 

@@ -9,6 +9,7 @@ import dev.weir.api.JobListener;
 import dev.weir.api.JobResult;
 import dev.weir.api.Pipeline;
 import dev.weir.api.RestartStrategy;
+import dev.weir.api.UnrecoverableException;
 import dev.weir.api.checkpoint.CheckpointConfig;
 import dev.weir.api.checkpoint.CheckpointStats;
 import dev.weir.api.codec.Codecs;
@@ -469,6 +470,68 @@ class FlinkRunnerTest {
             assertThat(result.stoppedWithSavepoint())
                     .as("as on Weir's own runtime")
                     .contains(savepoint.path());
+        } finally {
+            job.cancel();
+        }
+    }
+
+    @Test
+    void anUnrecoverableFailureOfAFunctionFailsTheJobWithoutSpendingItsRestarts() throws Exception {
+        Path log = temp.resolve("unrecoverable-function-log");
+        try (DurableLog durable = DurableLog.open(log, LogOptions.defaults())) {
+            durable.createTopic("out", 1);
+        }
+        Pipeline pipeline = restartingOften("unrecoverable-function");
+        pipeline.source("numbers", Sources.sequence(1, 10))
+                .map(
+                        n -> {
+                            if (n == 5) {
+                                throw new UnrecoverableException("table t does not exist");
+                            }
+                            return n;
+                        })
+                .sink("out", LogSink.to(log, "out", Codecs.LONG));
+
+        assertFailsAtOnce(pipeline, "table t does not exist");
+    }
+
+    @Test
+    void anUnrecoverableFailureOfASinkFailsTheJobWithoutSpendingItsRestarts() throws Exception {
+        Path log = temp.resolve("unrecoverable-sink-log");
+        try (DurableLog durable = DurableLog.open(log, LogOptions.defaults())) {
+            durable.createTopic("other", 1);
+        }
+        Pipeline pipeline = restartingOften("unrecoverable-sink");
+        pipeline.source("numbers", Sources.sequence(1, 10))
+                .sink("out", LogSink.to(log, "missing", Codecs.LONG));
+
+        assertFailsAtOnce(pipeline, "has no topic 'missing'");
+    }
+
+    /** A checkpointed pipeline whose restart strategy would try 20 times. */
+    private Pipeline restartingOften(String name) {
+        return Pipeline.create(name)
+                .parallelism(1)
+                .restartStrategy(RestartStrategy.fixedDelay(20, Duration.ofMillis(10)))
+                .checkpointing(
+                        CheckpointConfig.exactlyOnce(
+                                Duration.ofMillis(50), temp.resolve(name + "-chk")));
+    }
+
+    /**
+     * {@code pipeline} fails on Flink with the {@link UnrecoverableException} whose message holds
+     * {@code message}, and Flink restarted nothing (as Weir's runtime does), where the strategy
+     * would have restarted it 20 times for another failure.
+     */
+    private static void assertFailsAtOnce(Pipeline pipeline, String message) throws Exception {
+        JobHandle job = pipeline.start(FlinkRunner.local(1));
+        try {
+            assertThatThrownBy(() -> job.await(Duration.ofMinutes(2)))
+                    .isInstanceOf(JobFailedException.class)
+                    .cause()
+                    .isInstanceOf(UnrecoverableException.class)
+                    .hasMessageContaining(message);
+            assertThat(job.restarts()).as("restarts").isZero();
         } finally {
             job.cancel();
         }
