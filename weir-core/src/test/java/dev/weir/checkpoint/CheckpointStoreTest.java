@@ -162,6 +162,21 @@ class CheckpointStoreTest {
                                         .withResume(" "))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("an empty resume setting");
+        // A resume word with a stray space or a capital is refused, not taken as a path.
+        for (String almost : new String[] {"latest ", " none", "Latest"}) {
+            assertThatThrownBy(
+                            () ->
+                                    CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
+                                            .withResume(almost))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("is not the word")
+                    .hasMessageContaining("./" + almost.strip());
+        }
+        assertThat(
+                        CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
+                                .withResume("./latest")
+                                .resume())
+                .isEqualTo("./latest");
     }
 
     @Test

@@ -53,8 +53,9 @@ public record CheckpointConfig(
      * @param resume {@code "latest"}, {@code "none"}, or a checkpoint or savepoint path; not null
      * @param tolerableFailures failed checkpoints in a row before the job fails, 0 to 1,000,000
      * @throws NullPointerException if {@code mode}, a duration or {@code resume} is null
-     * @throws IllegalArgumentException if a value is out of range, {@code resume} is blank, or
-     *     checkpointing is on without a directory
+     * @throws IllegalArgumentException if a value is out of range, {@code resume} is blank or a
+     *     resume word with spaces or capitals ({@code " latest"}, {@code "None"}), or checkpointing
+     *     is on without a directory
      */
     public CheckpointConfig {
         Objects.requireNonNull(mode, "mode");
@@ -66,6 +67,21 @@ public record CheckpointConfig(
             throw new IllegalArgumentException(
                     "an empty resume setting: pass \"latest\" (the newest complete checkpoint),"
                             + " \"none\" (start over) or the path of a checkpoint or savepoint");
+        }
+        for (String word : new String[] {"latest", "none"}) {
+            if (!resume.equals(word) && resume.strip().equalsIgnoreCase(word)) {
+                throw new IllegalArgumentException(
+                        "the resume setting '"
+                                + resume
+                                + "' is not the word \""
+                                + word
+                                + "\" (it has spaces or capitals) and would be taken as the path"
+                                + " of a checkpoint: pass \""
+                                + word
+                                + "\", or \"./"
+                                + resume.strip()
+                                + "\" for a directory of that name");
+            }
         }
         if (interval.isNegative() || timeout.isNegative() || minPause.isNegative()) {
             throw new IllegalArgumentException("checkpoint durations must not be negative");
@@ -267,7 +283,8 @@ public record CheckpointConfig(
      *     directory
      * @return the copy
      * @throws NullPointerException if {@code resume} is null
-     * @throws IllegalArgumentException if {@code resume} is blank
+     * @throws IllegalArgumentException if {@code resume} is blank or a resume word with spaces or
+     *     capitals ({@code "latest "})
      */
     public CheckpointConfig withResume(String resume) {
         return new CheckpointConfig(
