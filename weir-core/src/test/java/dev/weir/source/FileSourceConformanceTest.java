@@ -294,6 +294,50 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
         // Truncated below the position.
         writeLines(dir.resolve("a.txt"), List.of("a"));
         assertThat(restoredAndReadToTheEnd(source, split, state, position)).containsExactly("beta");
+        // Replaced by a file whose lines end where the old ones did (an edit, as sed -i makes).
+        writeLines(dir.resolve("a.txt"), List.of("alpha-1", "ALPHA-2", "alpha-3", "alpha-4"));
+        assertThat(restoredAndReadToTheEnd(source, split, state, position))
+                .containsExactly("alpha-3", "alpha-4", "beta");
+    }
+
+    /** The same file, written again byte for byte, is restored without a warning. */
+    @Test
+    void aFileUnchangedSinceTheCheckpointIsRestoredWithoutAWarning() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("unchanged"));
+        List<String> lines = new java.util.ArrayList<>();
+        for (int i = 0; i < 20_000; i++) { // more than the 64 KiB the fingerprint covers
+            lines.add("line-" + i);
+        }
+        writeLines(dir.resolve("a.txt"), lines);
+        Source<String> source = Sources.files(dir, 1);
+        String split = source.splits(1).get(0);
+        long position;
+        byte[] state;
+        try (var reader = source.openReader(split, CONTEXT)) {
+            List<String> read = new java.util.ArrayList<>();
+            while (read.size() < 15_000) {
+                reader.poll(read::add, 15_000 - read.size());
+            }
+            position = reader.position();
+            state = reader.snapshotState();
+        }
+        writeLines(dir.resolve("a.txt"), lines);
+
+        java.io.PrintStream original = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+        List<String> read = new java.util.ArrayList<>();
+        try (var reader = source.openReader(split, CONTEXT)) {
+            reader.restoreState(state);
+            reader.seek(position);
+            while (reader.poll(read::add, 1_000) != dev.weir.api.source.ReadStatus.END_OF_INPUT) {
+                assertThat(read.size()).isLessThan(10_000);
+            }
+        } finally {
+            System.setErr(original);
+        }
+        assertThat(read).isEqualTo(lines.subList(15_000, 20_000));
+        assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("a.txt");
     }
 
     /**

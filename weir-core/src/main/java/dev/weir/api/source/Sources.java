@@ -80,9 +80,11 @@ public final class Sources {
      * read in file-name order, so lines keep their order within a file and a checkpoint restores at
      * any parallelism; see {@link #files(Path, int)}. Files must not change once written: a file
      * that a restore finds truncated or replaced under the position it had read to is named in a
-     * warning, and reading goes on at its end or its next line. Lines are read as UTF-8 (a CR
-     * before the LF dropped); bytes that are not UTF-8 become U+FFFD, and a warning names the file,
-     * once. A directory that does not exist fails the job at once.
+     * warning, and reading goes on at its end or its next line; so is a file whose 64 KiB before
+     * that position differ from what was read there (an edit such as {@code sed -i}), read on from
+     * that position. Lines are read as UTF-8 (a CR before the LF dropped); bytes that are not UTF-8
+     * become U+FFFD, and a warning names the file, once. A directory that does not exist fails the
+     * job at once.
      *
      * @param directory the directory whose files are read; sub-directories are not
      * @return a source that ends when every file present at the start is read

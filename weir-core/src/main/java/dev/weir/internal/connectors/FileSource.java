@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 
 /**
  * Lines of the files in a directory, in file-name order; replayable.
@@ -39,6 +40,16 @@ import java.util.stream.Stream;
  */
 public final class FileSource implements Source<String> {
     private static final int CHUNK_BYTES = 64 * 1024;
+
+    /**
+     * Bytes before the position in the file being read whose checksum a snapshot keeps, so that a
+     * restore tells a replaced file from the one read (checked against the file's bytes once, at
+     * the restore).
+     */
+    private static final int FINGERPRINT_BYTES = 64 * 1024;
+
+    /** The fingerprint in a split's state: its end, its length and its checksum. */
+    private static final int FINGERPRINT_STATE_BYTES = Long.BYTES + 2 * Integer.BYTES;
 
     /** Splits of {@code Sources.files(dir)}: enough for the parallelism of one machine. */
     public static final int DEFAULT_SPLITS = 16;
@@ -117,6 +128,15 @@ public final class FileSource implements Source<String> {
         /** The file last warned about for bytes that are not UTF-8. */
         private String warnedNotUtf8;
 
+        /**
+         * The restored checkpoint's fingerprint of the file being read: the checksum of its {@code
+         * fingerprintLength} bytes before {@code fingerprintEnd} (-1: none restored).
+         */
+        private long fingerprintEnd = -1;
+
+        private int fingerprintLength;
+        private long fingerprintChecksum;
+
         Reader(int index, int count, SourceContext context) {
             this.index = index;
             this.count = count;
@@ -168,6 +188,9 @@ public final class FileSource implements Source<String> {
                 chunk.clear();
                 int read = channel.read(chunk, position + partialLine.size());
                 if (read <= 0) {
+                    // The file's end as this read found it: what is appended later is growth,
+                    // even if it is appended before this file is finished below.
+                    long end = position + partialLine.size();
                     if (partialLine.size() > 0) {
                         if (watch) {
                             // Its newline may be on the way (a writer's next block): read it
@@ -178,7 +201,7 @@ public final class FileSource implements Source<String> {
                             emitted++;
                         }
                     }
-                    finishFile();
+                    finishFile(end);
                     return ReadStatus.MORE_AVAILABLE;
                 }
                 chunk.flip();
@@ -296,9 +319,14 @@ public final class FileSource implements Source<String> {
             channel = FileChannel.open(Path.of(directory).resolve(name), StandardOpenOption.READ);
         }
 
-        private void finishFile() throws IOException {
+        /**
+         * Finishes the file being read, whose end a read found at {@code end}. Its size now would
+         * be wrong: a line completed by an append since that read would count as read, and a
+         * watching source would never read it (seen under load).
+         */
+        private void finishFile(long end) throws IOException {
             done.put(current, position);
-            finishedSizes.put(current, Math.max(position, channel.size()));
+            finishedSizes.put(current, Math.max(position, end));
             current = null;
             position = 0;
             channel.close();
@@ -375,7 +403,40 @@ public final class FileSource implements Source<String> {
                         " since the checkpoint",
                         "reading goes on at its next line, byte " + next);
                 this.position = next;
+            } else if (position == fingerprintEnd
+                    && checksumBefore(position, fingerprintLength) != fingerprintChecksum) {
+                warnChanged(
+                        current,
+                        "differs in its "
+                                + fingerprintLength
+                                + " bytes before byte "
+                                + position
+                                + " from what was read there",
+                        " since the checkpoint",
+                        "what it now holds before that byte is not read, and reading goes on"
+                                + " there");
             }
+            fingerprintEnd = -1;
+        }
+
+        /**
+         * The CRC-32C of the file's {@code length} bytes before {@code end}, read into the reader's
+         * chunk (free between polls), or -1 if the file ends before {@code end}. Kept in a
+         * snapshot, it tells at the restore a file replaced by one whose lines end where the read
+         * ones did (such as a {@code sed -i} edit near the position) from the file read.
+         */
+        private long checksumBefore(long end, int length) throws IOException {
+            CRC32C checksum = new CRC32C();
+            for (long at = end - length; at < end; ) {
+                chunk.clear().limit((int) Math.min(chunk.capacity(), end - at));
+                int read = channel.read(chunk, at);
+                if (read <= 0) {
+                    return -1;
+                }
+                checksum.update(chunk.flip());
+                at += read;
+            }
+            return checksum.getValue();
         }
 
         /** Warns that file {@code name}, partly read, was truncated or replaced {@code since}. */
@@ -429,6 +490,13 @@ public final class FileSource implements Source<String> {
                 for (long readTo : done.values()) {
                     out.writeLong(readTo);
                 }
+                // Added later again, at the end: the fingerprint of the file being read.
+                if (current != null) {
+                    int length = (int) Math.min(position, FINGERPRINT_BYTES);
+                    out.writeLong(position);
+                    out.writeInt(length);
+                    out.writeInt((int) checksumBefore(position, length));
+                }
             }
             return bytes.toByteArray();
         }
@@ -453,6 +521,12 @@ public final class FileSource implements Source<String> {
                             withPositions ? in.readLong() : listedSizes.getOrDefault(name, 0L);
                     done.put(name, readTo);
                     finishedSizes.put(name, readTo);
+                }
+                fingerprintEnd = -1;
+                if (restoredCurrent != null && in.available() >= FINGERPRINT_STATE_BYTES) {
+                    fingerprintEnd = in.readLong();
+                    fingerprintLength = in.readInt();
+                    fingerprintChecksum = in.readInt() & 0xFFFF_FFFFL;
                 }
                 known.addAll(done.keySet());
                 if (restoredCurrent != null) {
