@@ -121,7 +121,8 @@ public final class WeirCli implements Callable<Integer> {
      * prefixed by the exception's type if it carries none of its own.
      */
     static String describe(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
+        int depth = 0; // bounded: causes can form a loop
+        for (Throwable t = e; t != null && depth < 100; t = t.getCause(), depth++) {
             // A file system failure's message is often the path alone ("weir verify:
             // /proc/nope"): say what went wrong, unless a wrapper above it said more than it.
             if (t instanceof java.nio.file.FileSystemException fs) {
@@ -135,7 +136,8 @@ public final class WeirCli implements Callable<Integer> {
                 break;
             }
         }
-        for (Throwable t = e; t != null; t = t.getCause()) {
+        depth = 0;
+        for (Throwable t = e; t != null && depth < 100; t = t.getCause(), depth++) {
             if (t.getMessage() != null && !t.getMessage().isBlank()) {
                 String message = oneLine(t.getMessage());
                 return t == e ? message : e.getClass().getSimpleName() + ": " + message;

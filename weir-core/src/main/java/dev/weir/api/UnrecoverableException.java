@@ -38,7 +38,9 @@ public class UnrecoverableException extends RuntimeException {
      * @return true if no restart should be tried for it
      */
     public static boolean isUnrecoverable(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
+        // At most 100 causes: they can form a loop (a.initCause(b); b.initCause(a)).
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < 100; t = t.getCause(), depth++) {
             if (t instanceof UnrecoverableException
                     || t instanceof dev.weir.api.log.LogCorruptedException
                     || t instanceof dev.weir.api.checkpoint.CheckpointCorruptedException) {

@@ -86,6 +86,45 @@ class BadInputFailsLoudlyTest {
         return log;
     }
 
+    /**
+     * A failure whose causes form a loop (a caused by b, b by a) fails the job with that failure
+     * after its restarts, as any other; it used to hang the job (the check for failures a restart
+     * cannot fix walked the loop forever).
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(120)
+    void aFailureWhoseCausesFormALoopFailsTheJob() {
+        Pipeline pipeline = checkpointed("cause-loop");
+        pipeline.source("n", Sources.sequence(1, 100))
+                .map(
+                        n -> {
+                            if (n == 50) {
+                                RuntimeException a = new RuntimeException("A");
+                                RuntimeException b = new RuntimeException("B");
+                                a.initCause(b);
+                                b.initCause(a);
+                                throw a;
+                            }
+                            return n;
+                        })
+                .sink("out", Sinks.collect());
+
+        assertThatThrownBy(pipeline::run)
+                .isInstanceOf(JobFailedException.class)
+                .hasMessageContaining("RuntimeException: A");
+        assertThat(UnrecoverableException.isUnrecoverable(loop())).isFalse();
+        UnrecoverableException unrecoverable = new UnrecoverableException("fix it", loop());
+        assertThat(UnrecoverableException.isUnrecoverable(unrecoverable)).isTrue();
+    }
+
+    private static RuntimeException loop() {
+        RuntimeException a = new RuntimeException("A");
+        RuntimeException b = new RuntimeException("B");
+        a.initCause(b);
+        b.initCause(a);
+        return a;
+    }
+
     @Test
     void enumKeysAreCheckpointedAndRestoredByName() throws Exception {
         Pipeline pipeline = checkpointed("enum-keys");

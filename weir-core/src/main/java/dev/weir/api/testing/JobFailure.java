@@ -41,8 +41,10 @@ final class JobFailure {
     private static String rootMessage(Throwable failure) {
         StringBuilder text = new StringBuilder(String.valueOf(failure.getMessage()));
         Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
+        // Bounded: causes can form a loop (a.initCause(b); b.initCause(a)).
+        for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 100; ) {
             root = root.getCause();
+            depth++;
         }
         if (root != failure) {
             text.append(" (caused by ").append(root).append(')');

@@ -136,7 +136,8 @@ public final class PipelineTestDriver implements AutoCloseable {
 
     /** Keeps the first failure that {@link #injectFailure()} did not cause; wakes the test. */
     private void noteFailure(Throwable cause) {
-        for (Throwable t = cause; t != null; t = t.getCause()) {
+        int depth = 0; // bounded: causes can form a loop
+        for (Throwable t = cause; t != null && depth < 100; t = t.getCause(), depth++) {
             if (t instanceof TestInput.InjectedFailure) {
                 return;
             }
