@@ -275,16 +275,16 @@ public final class Verifier {
      * of {@code commit-before-complete} and {@code skip-abort} (the 6th and the 5th pre-commit of
      * the JVM that holds output, as empty ones do not count under these bugs: with two sink
      * subtasks, the 3rd checkpoint with output) and of {@code fallback-older} and the power-cut
-     * bugs (the 4th commit of the JVM of a checkpoint that is then the newest complete one, as
-     * others do not count under these bugs: the 2nd such checkpoint) expose their bug only if that
-     * checkpoint's transactions hold output. The count workload commits a line per record: at 100
-     * records (2.5 a checkpoint) one or both of the first two bugs went uncaught (log source, 100
-     * keys, seeds 1 and 2), from 200 up none did; its minimum, 500, gives each checkpoint about 12
-     * lines. The windows workload commits, early in a run, only its late records (some of them: a
-     * jitter of up to 150 ms against a watermark 50 ms behind), as its windows and sessions fire
-     * only once the watermark passes them: some seeds missed a bug at every size tried from 200 to
-     * 3000 records (from 1000 up with the log sink only, mostly the bugs killed at the 4th commit),
-     * none at 5000, its minimum.
+     * bugs (the 4th commit of the JVM of output of a checkpoint that is then the newest complete
+     * one, as others do not count under these bugs: the 2nd such checkpoint) expose their bug only
+     * if that checkpoint's transactions hold output. The count workload commits a line per record:
+     * at 100 records (2.5 a checkpoint) one or both of the first two bugs went uncaught (log
+     * source, 100 keys, seeds 1 and 2), from 200 up none did; its minimum, 500, gives each
+     * checkpoint about 12 lines. The windows workload commits, early in a run, only its late
+     * records (some of them: a jitter of up to 150 ms against a watermark 50 ms behind), as its
+     * windows and sessions fire only once the watermark passes them: some seeds missed a bug at
+     * every size tried from 200 to 3000 records (from 1000 up with the log sink only, mostly the
+     * bugs killed at the 4th commit), none at 5000, its minimum.
      */
     static long selfCheckMinimum(String workload) {
         return workload.equals("windows") ? 5_000 : 500;

@@ -33,6 +33,12 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator, CommitT
     /** The id of the last checkpoint whose barrier this subtask took (self-checks only). */
     private long lastBarrier = -1;
 
+    /** Self-checks only: whether a record reached the writer since the last barrier. */
+    private boolean wrote;
+
+    /** Self-checks only: the pending checkpoints whose transaction holds records. */
+    private final java.util.Set<Long> withOutput = new java.util.HashSet<>();
+
     // Metrics: written on the task's thread per commit, read racily by observers.
     private final CommitTimes commitTimes = new CommitTimes();
 
@@ -111,6 +117,9 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator, CommitT
 
     @Override
     public void processElement(Object record) {
+        if (SeededBugs.KILLED_AFTER_PRECOMMIT || SeededBugs.KILLED_AFTER_COMMIT) {
+            wrote = true;
+        }
         try {
             writer.write(record);
         } catch (Exception e) {
@@ -129,10 +138,16 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator, CommitT
         } else if (committable != null) {
             pending.put(checkpointId, committable);
         }
-        if (committable != null || !SeededBugs.KILLED_AFTER_PRECOMMIT) {
+        boolean holdsOutput = committable != null && wrote;
+        wrote = false;
+        if (holdsOutput && SeededBugs.KILLED_AFTER_COMMIT) {
+            withOutput.add(checkpointId);
+        }
+        if (holdsOutput || !SeededBugs.KILLED_AFTER_PRECOMMIT) {
             // A self-check's kill here must land after a transaction with output, or its bug
             // does nothing to see: a source slow to start (Kafka's, after a broker restart) can
-            // leave the first checkpoints empty.
+            // leave the first checkpoints empty, and some sinks (the log sink) prepare a
+            // transaction without records too.
             FaultPoints.reach(FaultPoint.SINK_AFTER_PRECOMMIT);
         }
         ByteArrayDataOutput out = new ByteArrayDataOutput(256);
@@ -152,12 +167,14 @@ public final class TwoPhaseCommitSinkOperator implements StreamOperator, CommitT
         while (!pending.isEmpty() && pending.firstKey() <= checkpointId) {
             Map.Entry<Long, Object> entry = pending.pollFirstEntry();
             timedCommit(entry.getValue());
-            if (entry.getKey() == lastBarrier || !SeededBugs.KILLED_AFTER_COMMIT) {
-                // A self-check's kill here must land while the checkpoint just committed is the
-                // newest complete one: this subtask has not yet taken a newer barrier, so no newer
-                // checkpoint can have completed. Otherwise a newer one completed while this
-                // notification waited behind its barrier, and restoring the second newest (or
-                // losing the newest to a power cut) restores exactly what was committed.
+            boolean holdsOutput = withOutput.remove(entry.getKey());
+            if (!SeededBugs.KILLED_AFTER_COMMIT || (holdsOutput && entry.getKey() == lastBarrier)) {
+                // A self-check's kill here must land after a commit of output (as after a
+                // pre-commit), while the checkpoint just committed is the newest complete one:
+                // this subtask has not yet taken a newer barrier, so no newer checkpoint can have
+                // completed. Otherwise a newer one completed while this notification waited
+                // behind its barrier, and restoring the second newest (or losing the newest to a
+                // power cut) restores exactly what was committed.
                 FaultPoints.reach(FaultPoint.SINK_AFTER_COMMIT);
             }
         }

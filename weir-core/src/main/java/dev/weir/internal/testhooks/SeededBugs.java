@@ -30,9 +30,9 @@ public final class SeededBugs {
     public static final boolean SKIP_ABORT = BUG.equals("skip-abort");
 
     /**
-     * One of the two bugs a kill just after a pre-commit exposes; only a pre-commit that prepared
-     * output counts towards that kill then, as one that prepared nothing commits and leaves
-     * nothing.
+     * One of the two bugs a kill just after a pre-commit exposes; only a pre-commit of a
+     * transaction that holds records counts towards that kill then, as one that holds none commits
+     * and leaves nothing.
      */
     public static final boolean KILLED_AFTER_PRECOMMIT = COMMIT_BEFORE_COMPLETE || SKIP_ABORT;
 
@@ -47,9 +47,10 @@ public final class SeededBugs {
     public static final boolean FALLBACK_OLDER = BUG.equals("fallback-older");
 
     /**
-     * One of the three bugs a kill just after a commit exposes; only a commit of the newest
-     * checkpoint its subtask took a barrier for counts towards that kill then, as a newer
-     * checkpoint completed before the kill makes restoring the one before it right.
+     * One of the three bugs a kill just after a commit exposes; only a commit of records, of the
+     * newest checkpoint its subtask took a barrier for, counts towards that kill then: a commit of
+     * nothing leaves nothing to write twice, and a newer checkpoint completed before the kill makes
+     * restoring the one before it right.
      */
     public static final boolean KILLED_AFTER_COMMIT =
             FALLBACK_OLDER || RENAME_WITHOUT_FSYNC || CHECKPOINT_DIRECTORY_WITHOUT_FSYNC;
