@@ -117,6 +117,33 @@ class BadInputFailsLoudlyTest {
         assertThat(UnrecoverableException.isUnrecoverable(unrecoverable)).isTrue();
     }
 
+    /**
+     * Weir's failures serialise, as a cluster (Flink) sends a task's failure to its JobManager: a
+     * CheckpointCorruptedException used to hold a Path, which does not.
+     */
+    @Test
+    void weirsFailuresSerialise() throws Exception {
+        dev.weir.api.checkpoint.CheckpointCorruptedException corrupt =
+                new dev.weir.api.checkpoint.CheckpointCorruptedException(
+                        Path.of("/chk/chk-7/_manifest"), "checksum mismatch");
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(corrupt);
+            out.writeObject(new UnrecoverableException("fix it", new IOException("disk")));
+        }
+        try (java.io.ObjectInputStream in =
+                new java.io.ObjectInputStream(
+                        new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            assertThat(
+                            ((dev.weir.api.checkpoint.CheckpointCorruptedException) in.readObject())
+                                    .file())
+                    .isEqualTo(Path.of("/chk/chk-7/_manifest"));
+            assertThat((Throwable) in.readObject())
+                    .hasMessage("fix it")
+                    .hasCauseInstanceOf(IOException.class);
+        }
+    }
+
     private static RuntimeException loop() {
         RuntimeException a = new RuntimeException("A");
         RuntimeException b = new RuntimeException("B");

@@ -137,7 +137,11 @@ final class FlinkJobHandle implements JobHandle {
     private static boolean isWrapper(Throwable t) {
         return t instanceof ExecutionException
                 || t instanceof CompletionException
-                || t.getClass().getName().startsWith("org.apache.flink.");
+                || t.getClass().getName().startsWith("org.apache.flink.")
+                // Flink's wrapper of a key selector's failure (KeyGroupStreamPartitioner).
+                || (t.getClass() == RuntimeException.class
+                        && t.getMessage() != null
+                        && t.getMessage().startsWith("Could not extract key from "));
     }
 
     @Override

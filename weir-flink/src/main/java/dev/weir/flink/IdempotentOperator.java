@@ -22,6 +22,7 @@ final class IdempotentOperator extends AbstractStreamOperator<Object>
     private final String jobName;
     private final String sinkName;
     private final boolean checkpointing;
+    private final Shared<java.util.concurrent.atomic.AtomicInteger> attempts;
 
     private transient IdempotentSink<Object, Object> target;
     private transient IdempotentSink.UpsertWriter<Object> writer;
@@ -31,7 +32,9 @@ final class IdempotentOperator extends AbstractStreamOperator<Object>
             Shared<IdempotentSink<Object, Object>> sink,
             String jobName,
             String sinkName,
-            boolean checkpointing) {
+            boolean checkpointing,
+            Shared<java.util.concurrent.atomic.AtomicInteger> attempts) {
+        this.attempts = attempts;
         this.sink = sink;
         this.jobName = jobName;
         this.sinkName = sinkName;
@@ -42,6 +45,7 @@ final class IdempotentOperator extends AbstractStreamOperator<Object>
     public void initializeState(StateInitializationContext context) throws Exception {
         try {
             super.initializeState(context);
+            FlinkProcessFunction.recordAttempt(attempts, getRuntimeContext().getTaskInfo());
             target = sink.get();
             latest = new LinkedHashMap<>();
             writer =

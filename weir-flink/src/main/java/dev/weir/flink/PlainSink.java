@@ -14,15 +14,23 @@ final class PlainSink implements org.apache.flink.api.connector.sink2.Sink<Objec
     private final Shared<Sink<Object>> sink;
     private final String jobName;
     private final String sinkName;
+    private final Shared<java.util.concurrent.atomic.AtomicInteger> attempts;
 
-    PlainSink(Shared<Sink<Object>> sink, String jobName, String sinkName) {
+    PlainSink(
+            Shared<Sink<Object>> sink,
+            String jobName,
+            String sinkName,
+            Shared<java.util.concurrent.atomic.AtomicInteger> attempts) {
         this.sink = sink;
         this.jobName = jobName;
         this.sinkName = sinkName;
+        this.attempts = attempts;
     }
 
     @Override
     public SinkWriter<Object> createWriter(WriterInitContext context) throws java.io.IOException {
+        // Every task chain ends in a sink: each restart of a part of the job is counted here.
+        FlinkProcessFunction.recordAttempt(attempts, context.getTaskInfo());
         dev.weir.api.sink.SinkWriter<Object> writer;
         try {
             writer =

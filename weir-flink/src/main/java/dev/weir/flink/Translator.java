@@ -485,11 +485,17 @@ final class Translator {
                                     Shared.of(jobId, s.name(), (IdempotentSink) idempotent, live),
                                     jobName,
                                     s.name(),
-                                    checkpointing))
+                                    checkpointing,
+                                    attempts))
                     .uid(s.name())
                     .setParallelism(parallelism);
         }
-        input.sinkTo(new PlainSink(Shared.of(jobId, s.name(), sink, live), jobName, s.name()))
+        input.sinkTo(
+                        new PlainSink(
+                                Shared.of(jobId, s.name(), sink, live),
+                                jobName,
+                                s.name(),
+                                attempts))
                 .name("sink: " + s.name())
                 .uid(s.name())
                 .setParallelism(parallelism);

@@ -1,6 +1,9 @@
 package dev.weir.flink;
 
 import dev.weir.api.UnrecoverableException;
+import java.io.IOException;
+import java.io.ObjectOutputStream;
+import java.io.OutputStream;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 
 /**
@@ -21,7 +24,43 @@ final class Unrecoverables {
      */
     static void failWithoutRestarts(Throwable failure) {
         if (UnrecoverableException.isUnrecoverable(failure)) {
-            throw new SuppressRestartsException(failure);
+            throw new SuppressRestartsException(sendable(failure));
         }
+    }
+
+    /**
+     * {@code failure} if it serialises, as Flink sends a task's failure to its JobManager that way;
+     * else an {@link UnrecoverableException} with its text and stack trace. Flink sends a failure
+     * that does not serialise as text only, and its failover then no longer sees the {@link
+     * SuppressRestartsException} in it and restarts the job.
+     */
+    static Throwable sendable(Throwable failure) {
+        try (ObjectOutputStream out = new ObjectOutputStream(OutputStream.nullOutputStream())) {
+            out.writeObject(failure);
+            return failure;
+        } catch (IOException | RuntimeException notSerialisable) {
+            UnrecoverableException standIn =
+                    new UnrecoverableException(
+                            unrecoverableText(failure)
+                                    + " (in place of "
+                                    + failure.getClass().getName()
+                                    + ", which Flink cannot send to its JobManager as it is: "
+                                    + notSerialisable
+                                    + ")");
+            standIn.setStackTrace(failure.getStackTrace());
+            return standIn;
+        }
+    }
+
+    /** The message of the first failure a restart cannot fix among {@code failure}'s causes. */
+    private static String unrecoverableText(Throwable failure) {
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < 100; t = t.getCause(), depth++) {
+            if (UnrecoverableException.isUnrecoverable(t)
+                    && !UnrecoverableException.isUnrecoverable(t.getCause())) {
+                return t.getClass() == UnrecoverableException.class ? t.getMessage() : t.toString();
+            }
+        }
+        return failure.toString();
     }
 }

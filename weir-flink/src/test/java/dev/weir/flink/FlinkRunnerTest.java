@@ -508,6 +508,78 @@ class FlinkRunnerTest {
         assertFailsAtOnce(pipeline, "has no topic 'missing'");
     }
 
+    @Test
+    void anUnrecoverableFailureThatDoesNotSerialiseOrComesFromAKeySelectorFailsAtOnceNamedAsIs()
+            throws Exception {
+        Path log = temp.resolve("unrecoverable-variants-log");
+        try (DurableLog durable = DurableLog.open(log, LogOptions.defaults())) {
+            durable.createTopic("out", 1);
+            durable.createTopic("keyed", 1);
+        }
+        // Its cause holds an object that does not serialise, as Flink sends failures.
+        Pipeline unsendable = restartingOften("unrecoverable-unsendable");
+        unsendable
+                .source("numbers", Sources.sequence(1, 10))
+                .map(
+                        n -> {
+                            if (n == 5) {
+                                throw new UnrecoverableException(
+                                        "table t does not exist", new Unsendable("driver detail"));
+                            }
+                            return n;
+                        })
+                .sink("out", LogSink.to(log, "out", Codecs.LONG));
+        assertFailsAtOnce(unsendable, "table t does not exist");
+
+        Pipeline keyed = restartingOften("unrecoverable-key");
+        keyed.source("numbers", Sources.sequence(1, 10))
+                .keyBy(
+                        n -> {
+                            if (n == 5) {
+                                throw new UnrecoverableException("no key for 5");
+                            }
+                            return n % 3;
+                        })
+                .reduce("sum", Long::sum)
+                .sink("out", LogSink.to(log, "keyed", Codecs.LONG));
+        assertFailsAtOnce(keyed, "no key for 5");
+    }
+
+    /** A failure whose field does not serialise. */
+    static final class Unsendable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        @SuppressWarnings({"serial", "unused"})
+        private final Object notSerialisable = new Object();
+
+        Unsendable(String message) {
+            super(message);
+        }
+    }
+
+    @Test
+    void restartsOfAJobWithoutKeysAreCounted() throws Exception {
+        AtomicBoolean failOnce = new AtomicBoolean(true);
+        Pipeline pipeline =
+                Pipeline.create("restarts-counted")
+                        .parallelism(2)
+                        .restartStrategy(RestartStrategy.fixedDelay(5, Duration.ofMillis(10)));
+        pipeline.source("numbers", Sources.sequence(1, 100))
+                .map(
+                        n -> {
+                            if (n == 50 && failOnce.getAndSet(false)) {
+                                throw new IllegalStateException("once");
+                            }
+                            return n;
+                        })
+                .sink("out", Sinks.collect());
+
+        JobResult result = pipeline.run(FlinkRunner.local(2));
+
+        assertThat(failOnce).as("the failure was injected").isFalse();
+        assertThat(result.restarts()).as("as on Weir's runtime").isEqualTo(1);
+    }
+
     /** A checkpointed pipeline whose restart strategy would try 20 times. */
     private Pipeline restartingOften(String name) {
         return Pipeline.create(name)

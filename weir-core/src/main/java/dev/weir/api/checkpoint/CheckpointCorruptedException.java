@@ -9,8 +9,10 @@ import java.nio.file.Path;
  * duplicate output.
  */
 public final class CheckpointCorruptedException extends RuntimeException {
-    /** The damaged or missing file. */
-    private final Path file;
+    private static final long serialVersionUID = 1L;
+
+    /** The damaged or missing file, as text: a {@link Path} does not serialise. */
+    private final String file;
 
     /**
      * A damaged checkpoint file. The message says what to do: restore the file, or resume from an
@@ -29,7 +31,7 @@ public final class CheckpointCorruptedException extends RuntimeException {
                         + " sink commits may have run, so output would be duplicated). Restore"
                         + " the file from a backup, or start from an explicit older checkpoint or"
                         + " savepoint with resume=<path> if you know no commits of this one ran.");
-        this.file = file;
+        this.file = file.toString();
     }
 
     /**
@@ -38,6 +40,6 @@ public final class CheckpointCorruptedException extends RuntimeException {
      * @return its path, as the manifest names it under the checkpoint directory
      */
     public Path file() {
-        return file;
+        return Path.of(file);
     }
 }
