@@ -107,7 +107,7 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
                         }
                     });
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }
@@ -146,7 +146,7 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
                     },
                     operator::emit);
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }
@@ -199,7 +199,7 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
             scope.out = out;
             function.process(value, scope, scope);
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }
@@ -214,7 +214,7 @@ final class FlinkProcessFunction extends KeyedProcessFunction<WeirKey, Object, O
             scope.out = out;
             function.onTimer(timestamp, scope, scope);
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }

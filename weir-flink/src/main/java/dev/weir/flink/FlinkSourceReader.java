@@ -83,7 +83,7 @@ final class FlinkSourceReader<T> implements SourceReader<T, WeirSplit> {
                     ? InputStatus.END_OF_INPUT
                     : InputStatus.NOTHING_AVAILABLE;
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }
@@ -100,7 +100,7 @@ final class FlinkSourceReader<T> implements SourceReader<T, WeirSplit> {
                                 split.reader().position(),
                                 split.reader().snapshotState()));
             } catch (Exception e) {
-                Unrecoverables.failWithoutRestarts(e);
+                FlinkFailures.throwReplacement(e);
                 throw new IllegalStateException(
                         "cannot snapshot split '" + split.split().id() + "'", e);
             }
@@ -144,7 +144,7 @@ final class FlinkSourceReader<T> implements SourceReader<T, WeirSplit> {
                 }
                 open.add(new Open<>(split, reader));
             } catch (Exception e) {
-                Unrecoverables.failWithoutRestarts(e);
+                FlinkFailures.throwReplacement(e);
                 throw new IllegalStateException(
                         "cannot open split '" + split.id() + "' of a " + source.kind() + " source",
                         e);
@@ -165,7 +165,7 @@ final class FlinkSourceReader<T> implements SourceReader<T, WeirSplit> {
             }
             open.clear();
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }

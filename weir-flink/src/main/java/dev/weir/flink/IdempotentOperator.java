@@ -58,7 +58,7 @@ final class IdempotentOperator extends AbstractStreamOperator<Object>
                                     context.getRestoredCheckpointId().orElse(-1)));
             writer.lastCheckpointId();
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }
@@ -69,7 +69,7 @@ final class IdempotentOperator extends AbstractStreamOperator<Object>
             Object record = element.getValue();
             latest.put(target.keyOf(record), record);
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }
@@ -80,7 +80,7 @@ final class IdempotentOperator extends AbstractStreamOperator<Object>
             super.prepareSnapshotPreBarrier(checkpointId);
             flush(checkpointId);
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }
@@ -100,7 +100,7 @@ final class IdempotentOperator extends AbstractStreamOperator<Object>
                 flush(Long.MAX_VALUE);
             }
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }

@@ -43,10 +43,10 @@ final class PlainSink implements org.apache.flink.api.connector.sink2.Sink<Objec
                                             context.getTaskInfo().getNumberOfParallelSubtasks(),
                                             context.getRestoredCheckpointId().orElse(-1)));
         } catch (java.io.IOException | RuntimeException e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw new java.io.IOException("cannot open sink '" + sinkName + "'", e);
         }
         return new SinkWriter<>() {
@@ -55,10 +55,10 @@ final class PlainSink implements org.apache.flink.api.connector.sink2.Sink<Objec
                 try {
                     writer.write(element);
                 } catch (java.io.IOException | RuntimeException e) {
-                    Unrecoverables.failWithoutRestarts(e);
+                    FlinkFailures.throwReplacement(e);
                     throw e;
                 } catch (Exception e) {
-                    Unrecoverables.failWithoutRestarts(e);
+                    FlinkFailures.throwReplacement(e);
                     throw new java.io.IOException("sink '" + sinkName + "' failed", e);
                 }
             }
@@ -69,10 +69,10 @@ final class PlainSink implements org.apache.flink.api.connector.sink2.Sink<Objec
                     try {
                         writer.finish();
                     } catch (java.io.IOException | RuntimeException e) {
-                        Unrecoverables.failWithoutRestarts(e);
+                        FlinkFailures.throwReplacement(e);
                         throw e;
                     } catch (Exception e) {
-                        Unrecoverables.failWithoutRestarts(e);
+                        FlinkFailures.throwReplacement(e);
                         throw new java.io.IOException("sink '" + sinkName + "' failed", e);
                     }
                 }

@@ -527,7 +527,7 @@ final class Translator {
             try {
                 return function.map(value);
             } catch (Exception e) {
-                Unrecoverables.failWithoutRestarts(e);
+                FlinkFailures.throwReplacement(e);
                 throw e;
             }
         }
@@ -553,7 +553,7 @@ final class Translator {
             try {
                 return function.test(value);
             } catch (Exception e) {
-                Unrecoverables.failWithoutRestarts(e);
+                FlinkFailures.throwReplacement(e);
                 throw e;
             }
         }
@@ -579,7 +579,7 @@ final class Translator {
             try {
                 function.flatMap(value, out::collect);
             } catch (Exception e) {
-                Unrecoverables.failWithoutRestarts(e);
+                FlinkFailures.throwReplacement(e);
                 throw e;
             }
         }
@@ -617,7 +617,7 @@ final class Translator {
             try {
                 key = selector.getKey(value);
             } catch (Exception e) {
-                Unrecoverables.failWithoutRestarts(e);
+                FlinkFailures.throwReplacement(e);
                 throw e;
             }
             if (key == null) {

@@ -108,7 +108,7 @@ final class TwoPhaseCommitOperator extends AbstractStreamOperator<Object>
             }
             writer.recoverOwned(List.copyOf(restored), subtask, parallelism);
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }
@@ -118,7 +118,7 @@ final class TwoPhaseCommitOperator extends AbstractStreamOperator<Object>
         try {
             writer.write(element.getValue());
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }
@@ -132,7 +132,7 @@ final class TwoPhaseCommitOperator extends AbstractStreamOperator<Object>
                 pending.put(checkpointId, committable);
             }
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }
@@ -165,7 +165,7 @@ final class TwoPhaseCommitOperator extends AbstractStreamOperator<Object>
                 writer.commit(pending.pollFirstEntry().getValue());
             }
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }
@@ -181,7 +181,7 @@ final class TwoPhaseCommitOperator extends AbstractStreamOperator<Object>
                 }
             }
         } catch (Exception e) {
-            Unrecoverables.failWithoutRestarts(e);
+            FlinkFailures.throwReplacement(e);
             throw e;
         }
     }

@@ -580,6 +580,65 @@ class FlinkRunnerTest {
         assertThat(result.restarts()).as("as on Weir's runtime").isEqualTo(1);
     }
 
+    @Test
+    @org.junit.jupiter.api.Timeout(120)
+    void aFailureWhoseCausesFormALoopFailsTheJob() throws Exception {
+        Path log = temp.resolve("cause-loop-log");
+        try (DurableLog durable = DurableLog.open(log, LogOptions.defaults())) {
+            durable.createTopic("out", 1);
+            durable.createTopic("unrecoverable", 1);
+        }
+        // Flink walks a failure's causes without a bound: its task used to hang on this one.
+        Pipeline ordinary = restartingOnce("cause-loop");
+        ordinary.source("numbers", Sources.sequence(1, 10))
+                .map(
+                        n -> {
+                            if (n == 5) {
+                                throw loop(new IllegalStateException("A"));
+                            }
+                            return n;
+                        })
+                .sink("out", LogSink.to(log, "out", Codecs.LONG));
+        JobHandle job = ordinary.start(FlinkRunner.local(1));
+        try {
+            assertThatThrownBy(() -> job.await(Duration.ofMinutes(2)))
+                    .isInstanceOf(JobFailedException.class)
+                    .cause()
+                    .hasMessageContaining("java.lang.IllegalStateException: A")
+                    .hasMessageContaining("its causes form a loop");
+            assertThat(job.restarts()).as("restarts, as the strategy allows").isEqualTo(1);
+        } finally {
+            job.cancel();
+        }
+
+        Pipeline unrecoverable = restartingOften("cause-loop-unrecoverable");
+        unrecoverable
+                .source("numbers", Sources.sequence(1, 10))
+                .map(
+                        n -> {
+                            if (n == 5) {
+                                throw loop(new UnrecoverableException("table t does not exist"));
+                            }
+                            return n;
+                        })
+                .sink("out", LogSink.to(log, "unrecoverable", Codecs.LONG));
+        assertFailsAtOnce(unrecoverable, "table t does not exist");
+    }
+
+    /** {@code first}, caused by a second failure that it causes in turn. */
+    private static RuntimeException loop(RuntimeException first) {
+        RuntimeException second = new RuntimeException("B");
+        first.initCause(second);
+        second.initCause(first);
+        return first;
+    }
+
+    /** A pipeline like {@link #restartingOften} whose strategy restarts it once. */
+    private Pipeline restartingOnce(String name) {
+        return restartingOften(name)
+                .restartStrategy(RestartStrategy.fixedDelay(1, Duration.ofMillis(10)));
+    }
+
     /** A checkpointed pipeline whose restart strategy would try 20 times. */
     private Pipeline restartingOften(String name) {
         return Pipeline.create(name)
