@@ -50,6 +50,39 @@ public final class LocalFlinkCluster implements AutoCloseable {
      */
     public static LocalFlinkCluster start(Path dir, int taskManagers, Duration timeout)
             throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce(dir, taskManagers, timeout);
+            } catch (JobManagerExited e) {
+                // Its ports are picked free before it starts, and another socket can take one
+                // meanwhile (a JobManager exited once in CI; its log was gone with the test's
+                // directory): start again on new ports, keeping the log of the attempt.
+                if (attempt == START_ATTEMPTS) {
+                    throw e;
+                }
+                Files.move(
+                        dir.resolve("jobmanager.log"),
+                        dir.resolve("jobmanager-attempt-" + attempt + ".log"),
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    /** Attempts at starting a cluster whose JobManager exits while it starts. */
+    private static final int START_ATTEMPTS = 3;
+
+    /** The JobManager exited while the cluster started. */
+    private static final class JobManagerExited extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        JobManagerExited(String message) {
+            super(message);
+        }
+    }
+
+    /** One attempt of {@link #start}; its processes are killed if it fails. */
+    private static LocalFlinkCluster startOnce(Path dir, int taskManagers, Duration timeout)
+            throws Exception {
         int rpcPort = freePort();
         int restPort = freePort();
         Path conf = Files.createDirectories(dir.resolve("conf"));
@@ -83,18 +116,23 @@ public final class LocalFlinkCluster implements AutoCloseable {
                         "io.tmp.dirs: " + Files.createDirectories(dir.resolve("tmp")),
                         ""));
         LocalFlinkCluster cluster = new LocalFlinkCluster(dir, restPort);
-        cluster.jobManager =
-                cluster.launch(
-                        "jobmanager",
-                        List.of("-Xmx512m", "-XX:MaxMetaspaceSize=256m"),
-                        "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint");
-        for (int i = 0; i < taskManagers; i++) {
-            cluster.taskManagers.add(null);
-            cluster.taskManagerIds.add(null);
-            cluster.launchTaskManager(i);
+        try {
+            cluster.jobManager =
+                    cluster.launch(
+                            "jobmanager",
+                            List.of("-Xmx512m", "-XX:MaxMetaspaceSize=256m"),
+                            "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint");
+            for (int i = 0; i < taskManagers; i++) {
+                cluster.taskManagers.add(null);
+                cluster.taskManagerIds.add(null);
+                cluster.launchTaskManager(i);
+            }
+            cluster.awaitTaskManagers(taskManagers, timeout);
+            return cluster;
+        } catch (Exception | Error e) {
+            cluster.close(); // no TaskManager outlives a failed start
+            throw e;
         }
-        cluster.awaitTaskManagers(taskManagers, timeout);
-        return cluster;
     }
 
     /**
@@ -244,8 +282,11 @@ public final class LocalFlinkCluster implements AutoCloseable {
         String last = "";
         while (System.nanoTime() < deadline) {
             if (!jobManager.isAlive()) {
-                throw new IllegalStateException(
-                        "the JobManager exited; see " + dir.resolve("jobmanager.log"));
+                throw new JobManagerExited(
+                        "the JobManager exited; see "
+                                + dir.resolve("jobmanager.log")
+                                + ", which ends: "
+                                + problemsIn(dir.resolve("jobmanager.log")));
             }
             try {
                 last = rest("/taskmanagers");
@@ -282,6 +323,24 @@ public final class LocalFlinkCluster implements AutoCloseable {
         if (jobManager != null) {
             jobManager.destroyForcibly();
             jobManager.waitFor();
+        }
+    }
+
+    /** The log's lines that name an exception or an error, the last 10 of them, or its end. */
+    static String problemsIn(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            List<String> problems =
+                    lines.stream()
+                            .filter(line -> line.contains("Exception") || line.contains("ERROR"))
+                            .filter(line -> !line.startsWith("\tat "))
+                            .toList();
+            List<String> shown = problems.isEmpty() ? lines : problems;
+            return String.join(
+                    System.lineSeparator(),
+                    shown.subList(Math.max(0, shown.size() - 10), shown.size()));
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
         }
     }
 
