@@ -266,17 +266,10 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
         writeLines(dir.resolve("b.txt"), List.of("beta"));
         Source<String> source = Sources.files(dir, 1);
         String split = source.splits(1).get(0);
-        long position;
-        byte[] state;
-        try (var reader = source.openReader(split, CONTEXT)) {
-            List<String> read = new java.util.ArrayList<>();
-            while (read.size() < 2) {
-                reader.poll(read::add, 2 - read.size());
-            }
-            assertThat(read).containsExactly("alpha-1", "alpha-2");
-            position = reader.position();
-            state = reader.snapshotState();
-        }
+        Taken taken = readAndSnapshot(source, split, 2);
+        assertThat(taken.read()).containsExactly("alpha-1", "alpha-2");
+        long position = taken.position();
+        byte[] state = taken.state();
 
         // Deleted: every restart would restore the same checkpoint, so it fails at once.
         Path kept = Files.move(dir.resolve("a.txt"), temp.resolve("a.txt.kept"));
@@ -311,20 +304,11 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
         writeLines(dir.resolve("a.txt"), lines);
         Source<String> source = Sources.files(dir, 1);
         String split = source.splits(1).get(0);
-        long position;
-        byte[] state;
-        try (var reader = source.openReader(split, CONTEXT)) {
-            List<String> read = new java.util.ArrayList<>();
-            while (read.size() < 15_000) {
-                reader.poll(read::add, 15_000 - read.size());
-            }
-            position = reader.position();
-            state = reader.snapshotState();
-        }
+        Taken taken = readAndSnapshot(source, split, 15_000);
         writeLines(dir.resolve("a.txt"), lines);
 
         StringBuilder log = new StringBuilder();
-        assertThat(restored(source, split, state, position, log))
+        assertThat(restored(source, split, taken.state(), taken.position(), log))
                 .isEqualTo(lines.subList(15_000, 20_000));
         assertThat(log).doesNotContain("a.txt");
     }
@@ -363,6 +347,21 @@ class FileSourceConformanceTest extends ReplayableSourceConformance {
                 .contains("latin1.txt holds bytes that are not UTF-8, first in the line at byte 6")
                 .doesNotContain("real.txt");
         assertThat(log.split("not UTF-8", -1)).as("warnings").hasSize(2);
+    }
+
+    /** What a reader of a split read, and its position and state after it. */
+    private record Taken(List<String> read, long position, byte[] state) {}
+
+    /** Reads {@code lines} lines of {@code split}, then takes its position and state. */
+    private static Taken readAndSnapshot(Source<String> source, String split, int lines)
+            throws Exception {
+        try (var reader = source.openReader(split, CONTEXT)) {
+            List<String> read = new java.util.ArrayList<>();
+            while (read.size() < lines) {
+                reader.poll(read::add, lines - read.size());
+            }
+            return new Taken(read, reader.position(), reader.snapshotState());
+        }
     }
 
     /** The lines of {@code split} restored and read to its end; a warning names a.txt. */
