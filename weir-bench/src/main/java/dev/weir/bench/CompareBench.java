@@ -211,8 +211,9 @@ public final class CompareBench implements Callable<Integer> {
         List<Row> rows = rows();
         List<String> summary = new ArrayList<>();
         StringBuilder table = new StringBuilder();
-        table.append("| # | JVM | job | mode | K | Weir | Flink | Weir/Flink |\n");
-        table.append("|---|---|---|---|---|---|---|---|\n");
+        table.append(
+                "| # | JVM | job | mode | K | Weir | Flink | Weir/Flink | without an engine |\n");
+        table.append("|---|---|---|---|---|---|---|---|---|\n");
         Map<String, String> chosen = new java.util.LinkedHashMap<>();
         if (jvmFlags != null) {
             chosen.put("custom", jvmFlags);
@@ -258,7 +259,39 @@ public final class CompareBench implements Callable<Integer> {
 
     /** Child JVMs a row starts: each engine once per run. */
     private long unitsOf(Row row) {
-        return (long) runs * (row.job().startsWith("kafka") ? KafkaCompare.ENGINES.size() : 2);
+        if (row.job().startsWith("kafka")) {
+            return (long) runs * KafkaCompare.ENGINES.size();
+        }
+        return (long) runs * (floorArgs(row) != null ? 3 : 2);
+    }
+
+    /**
+     * The arguments of {@code keyed-sum-floor} for an exactly-once keyed-sum or multi-stage row
+     * into the discarding sink: the same job written by hand with no engine, whose records/s over
+     * Flink's is the ratio that row can show without an engine's cost; null for every other row.
+     */
+    List<String> floorArgs(Row row) {
+        boolean multi = row.job().equals("multi-stage");
+        if (!row.mode().equals("eo") || !(multi || row.job().equals("keyed-sum"))) {
+            return null;
+        }
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "keyed-sum-floor",
+                                "--n",
+                                "" + n,
+                                "--k",
+                                "" + row.keys(),
+                                "--p",
+                                "" + p,
+                                "--shape",
+                                multi ? "multi" : "sum"));
+        if (warm) {
+            args.add("--runs");
+            args.add("2");
+        }
+        return args;
     }
 
     private ProgressReporter progress;
@@ -288,6 +321,8 @@ public final class CompareBench implements Callable<Integer> {
             String flinkCommand = nexmarkRow ? "flink-nexmark" : "flink-keyed-sum";
             double[] weir = new double[runs];
             double[] flink = new double[runs];
+            List<String> floorArgs = floorArgs(row);
+            double[] floor = new double[runs];
             for (int run = 0; run < runs; run++) {
                 // Alternate which engine goes first, so drift on a shared machine hits both.
                 if (run % 2 == 0) {
@@ -297,21 +332,33 @@ public final class CompareBench implements Callable<Integer> {
                     flink[run] = runOnce(flinkCommand, row);
                     weir[run] = runOnce(weirCommand, row);
                 }
+                if (floorArgs != null) {
+                    floor[run] = runFloor(floorArgs, row);
+                }
             }
             double w = median(weir);
             double f = median(flink);
             String ceiling = "";
+            String ceilingCell = "-";
             if (nexmarkRow) {
                 // What the shared generator alone reaches, over Flink: no engine's ratio can pass
                 // it.
-                ceiling = String.format(Locale.ROOT, " ceiling=%.2f", generator(summary) / f);
+                double generatorRatio = generator(summary) / f;
+                ceiling = String.format(Locale.ROOT, " ceiling=%.2f", generatorRatio);
+                ceilingCell = String.format(Locale.ROOT, "generator %.2f", generatorRatio);
+            } else if (floorArgs != null) {
+                // The same job by hand, no engine, no guarantee, over Flink: what the job's own
+                // work allows (not a bound: code written for one job can do better still).
+                double floorRatio = median(floor) / f;
+                ceiling = String.format(Locale.ROOT, " by_hand=%.2f", floorRatio);
+                ceilingCell = String.format(Locale.ROOT, "by hand %.2f", floorRatio);
             }
             boolean time = row.metric().equals("recovery_ms");
             String unit = time ? " ms" : " rec/s";
             table.append(
                     String.format(
                             Locale.ROOT,
-                            "| %d | %s | %s | %s | %s | %s%s | %s%s | %.2f |%n",
+                            "| %d | %s | %s | %s | %s | %s%s | %s%s | %.2f | %s |%n",
                             i + 1,
                             name,
                             row.job(),
@@ -321,7 +368,8 @@ public final class CompareBench implements Callable<Integer> {
                             unit,
                             format(f, time),
                             unit,
-                            w / f));
+                            w / f,
+                            ceilingCell));
             summary.add(
                     String.format(
                             Locale.ROOT,
@@ -449,6 +497,17 @@ public final class CompareBench implements Callable<Integer> {
             args.add("2");
         }
         return args;
+    }
+
+    /** One run of the hand-written job in a fresh JVM with the profile's flags: its records/s. */
+    private double runFloor(List<String> args, Row row) throws Exception {
+        progress.update(unitsDone, row.job() + " " + row.mode() + " K=" + keys(row) + ": by hand");
+        try {
+            return Double.parseDouble(runFresh(flags, args).get("records_per_s"));
+        } finally {
+            unitsDone++;
+            progress.update(unitsDone, row.job() + " " + row.mode() + " K=" + keys(row));
+        }
     }
 
     private double runOnceUncounted(String command, Row row) throws Exception {

@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -38,6 +39,14 @@ public final class KeyedSumFloorBench implements Callable<Integer> {
     @Option(names = "--runs", description = "Runs in this JVM (default ${DEFAULT-VALUE}).")
     int runs = 1;
 
+    @Option(
+            names = "--shape",
+            description =
+                    "sum: the keyed sum; multi: the multi-stage job of keyed-sum --shape multi"
+                            + " (map, filter, keyBy, running sum, keyBy, reduce), by hand (default"
+                            + " ${DEFAULT-VALUE}).")
+    String shape = "sum";
+
     /** Records per batch, as Weir's default. */
     static final int BATCH = 1024;
 
@@ -49,22 +58,28 @@ public final class KeyedSumFloorBench implements Callable<Integer> {
         if (n < 1 || k < 1 || p < 1 || runs < 1) {
             throw new IllegalArgumentException("--n, --k, --p and --runs must be at least 1");
         }
+        if (!shape.equals("sum") && !shape.equals("multi")) {
+            throw new IllegalArgumentException("unknown --shape '" + shape + "'; use sum or multi");
+        }
+        boolean multi = shape.equals("multi");
         for (int run = 0; run < runs; run++) {
             RunResources resources = new RunResources();
             long start = System.nanoTime();
-            Map<Long, Long> sums = run(n, k, p);
+            int distinct =
+                    multi ? MultiStageFloor.run(n, k, p).reduced().size() : run(n, k, p).size();
             double seconds = (System.nanoTime() - start) / 1e9;
             System.out.println(
                     String.format(
                                     Locale.ROOT,
-                                    "engine=floor job=keyed-sum mode=none N=%d K=%d P=%d"
+                                    "engine=floor job=%s mode=none N=%d K=%d P=%d"
                                             + " seconds=%.3f records_per_s=%.0f keys=%d",
+                                    multi ? "multi-stage" : "keyed-sum",
                                     n,
                                     k,
                                     p,
                                     seconds,
                                     n / seconds,
-                                    sums.size())
+                                    distinct)
                             + resources.fields(n));
         }
         return 0;
@@ -72,12 +87,7 @@ public final class KeyedSumFloorBench implements Callable<Integer> {
 
     /** Sums 1..{@code n} by {@code n % keys} on {@code threads} threads; returns the sums. */
     static Map<Long, Long> run(long n, long keys, int threads) throws InterruptedException {
-        Ring[][] rings = new Ring[threads][threads]; // [from][to]
-        for (int from = 0; from < threads; from++) {
-            for (int to = 0; to < threads; to++) {
-                rings[from][to] = new Ring();
-            }
-        }
+        Ring[][] rings = rings(threads);
         Worker[] workers = new Worker[threads];
         Thread[] running = new Thread[threads];
         for (int i = 0; i < threads; i++) {
@@ -137,32 +147,21 @@ public final class KeyedSumFloorBench implements Callable<Integer> {
         }
 
         private void produce() {
-            Object[][] batches = new Object[threads][];
-            int[] sizes = new int[threads];
+            Outbox outbox = new Outbox(threads);
             long keys = this.keys;
             for (long value = index + 1; value <= n; value += threads) {
                 Long record = value;
                 Long key = record % keys;
                 int to = ownerOfGroup[KeyGroups.keyGroupOf(key, KEY_GROUPS)];
-                Object[] batch = batches[to];
-                if (batch == null) {
-                    batch = new Object[2 * BATCH];
-                    batches[to] = batch;
+                Object[] full = outbox.add(to, record, key);
+                if (full != null) {
+                    send(to, full);
                 }
-                int size = sizes[to];
-                batch[size] = record;
-                batch[size + 1] = key;
-                size += 2;
-                if (size == batch.length) {
-                    send(to, batch);
-                    batches[to] = null;
-                    size = 0;
-                }
-                sizes[to] = size;
             }
             for (int to = 0; to < threads; to++) {
-                if (sizes[to] > 0) {
-                    send(to, java.util.Arrays.copyOf(batches[to], sizes[to]));
+                Object[] rest = outbox.rest(to);
+                if (rest != null) {
+                    send(to, rest);
                 }
             }
         }
@@ -177,35 +176,105 @@ public final class KeyedSumFloorBench implements Callable<Integer> {
             }
         }
 
+        private final Consumer<Object[]> summing = this::sum;
+
         /** Sums one batch from each input that has one; false if none had. */
         private boolean drain() {
-            boolean any = false;
-            for (int from = 0; from < threads; from++) {
-                Object[] batch = rings[from][index].poll();
-                if (batch == null) {
-                    continue;
-                }
-                any = true;
-                if (batch == END) {
-                    ended++;
-                    continue;
-                }
-                Map<Long, Long> sums = this.sums;
-                for (int i = 0; i < batch.length; i += 2) {
-                    Long record = (Long) batch[i];
-                    Long key = (Long) batch[i + 1];
-                    Long current = sums.get(key);
-                    sums.put(key, (current == null ? 0 : current) + record);
-                }
+            int ends = pollEach(rings, index, summing);
+            ended += Math.max(0, ends);
+            return ends >= 0;
+        }
+
+        private void sum(Object[] batch) {
+            Map<Long, Long> sums = this.sums;
+            for (int i = 0; i < batch.length; i += 2) {
+                Long record = (Long) batch[i];
+                Long key = (Long) batch[i + 1];
+                Long current = sums.get(key);
+                sums.put(key, (current == null ? 0 : current) + record);
             }
-            return any;
         }
     }
 
-    private static final Object[] END = new Object[0];
+    static final Object[] END = new Object[0];
+
+    /** One thread's batches being filled, one per target thread: pairs of record and key. */
+    static final class Outbox {
+        private final Object[][] batches;
+        private final int[] sizes;
+
+        Outbox(int threads) {
+            batches = new Object[threads][];
+            sizes = new int[threads];
+        }
+
+        /** Appends a pair to {@code to}'s batch; returns the batch if that filled it, else null. */
+        Object[] add(int to, Object record, Object key) {
+            Object[] batch = batches[to];
+            if (batch == null) {
+                batch = new Object[2 * BATCH];
+                batches[to] = batch;
+            }
+            int size = sizes[to];
+            batch[size] = record;
+            batch[size + 1] = key;
+            size += 2;
+            if (size == batch.length) {
+                batches[to] = null;
+                sizes[to] = 0;
+                return batch;
+            }
+            sizes[to] = size;
+            return null;
+        }
+
+        /** The pairs left for {@code to}, trimmed, and none after; null if there are none. */
+        Object[] rest(int to) {
+            int size = sizes[to];
+            if (size == 0) {
+                return null;
+            }
+            Object[] rest = java.util.Arrays.copyOf(batches[to], size);
+            batches[to] = null;
+            sizes[to] = 0;
+            return rest;
+        }
+    }
+
+    /** The rings between {@code threads} threads, {@code [from][to]}. */
+    static Ring[][] rings(int threads) {
+        Ring[][] rings = new Ring[threads][threads];
+        for (int from = 0; from < threads; from++) {
+            for (int to = 0; to < threads; to++) {
+                rings[from][to] = new Ring();
+            }
+        }
+        return rings;
+    }
+
+    /**
+     * Polls one batch from each input of thread {@code index} and hands each but {@link #END} to
+     * {@code body}; returns how many inputs ended, or -1 if no input had a batch.
+     */
+    static int pollEach(Ring[][] rings, int index, Consumer<Object[]> body) {
+        int ends = -1;
+        for (Ring[] from : rings) {
+            Object[] batch = from[index].poll();
+            if (batch == null) {
+                continue;
+            }
+            ends = Math.max(ends, 0);
+            if (batch == END) {
+                ends++;
+            } else {
+                body.accept(batch);
+            }
+        }
+        return ends;
+    }
 
     /** A bounded single-producer single-consumer ring of batches. */
-    private static final class Ring {
+    static final class Ring {
         private final Object[][] slots = new Object[64][];
         private final AtomicLong head = new AtomicLong();
         private final AtomicLong tail = new AtomicLong();

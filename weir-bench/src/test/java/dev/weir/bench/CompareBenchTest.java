@@ -30,4 +30,23 @@ class CompareBenchTest {
         // A recovery row times one failure: it stays a single run.
         assertThat(compare.argsFor("keyed-sum", row("recovery"))).doesNotContain("--runs");
     }
+
+    @Test
+    void exactlyOnceKeyedRowsIntoTheDiscardingSinkAlsoRunTheJobByHand() {
+        CompareBench compare = new CompareBench();
+        List<CompareBench.Row> withFloor =
+                compare.rows().stream().filter(r -> compare.floorArgs(r) != null).toList();
+        assertThat(withFloor)
+                .extracting(r -> r.job() + " " + r.mode() + " " + r.keys())
+                .containsExactly("keyed-sum eo 2", "keyed-sum eo 100000", "multi-stage eo 100000");
+        CompareBench.Row multi = row("multi-stage");
+        assertThat(compare.floorArgs(multi))
+                .startsWith("keyed-sum-floor")
+                .containsSequence("--k", "100000")
+                .containsSequence("--shape", "multi")
+                .doesNotContain("--runs");
+        compare.warm = true;
+        List<String> warm = compare.floorArgs(multi);
+        assertThat(warm.subList(warm.size() - 2, warm.size())).containsExactly("--runs", "2");
+    }
 }
