@@ -155,7 +155,13 @@ class CheckpointStoreTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("it holds chk-00000000016 without a _manifest");
         assertThat(CheckpointView.open(stats.get(1).path()).id()).isEqualTo(stats.get(1).id());
-        // An empty resume setting is refused where it is made.
+        // An empty resume setting is refused where it is made (a no-break space is empty too).
+        assertThatThrownBy(
+                        () ->
+                                CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
+                                        .withResume("\u00A0"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("an empty resume setting");
         assertThatThrownBy(
                         () ->
                                 CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
@@ -172,6 +178,23 @@ class CheckpointStoreTest {
                     .hasMessageContaining("is not the word")
                     .hasMessageContaining("./" + almost.strip());
         }
+        // Blanks String.strip() keeps (a no-break space pasted from a document, a zero-width
+        // space) count as blanks too; the message shows what was passed, escaped.
+        for (String pasted : new String[] {"latest\u00A0", "\u200Bnone", "\u202Flatest"}) {
+            assertThatThrownBy(
+                            () ->
+                                    CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
+                                            .withResume(pasted))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("is not the word")
+                    .hasMessageContaining("\\u");
+        }
+        assertThatThrownBy(
+                        () ->
+                                CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
+                                        .withResume("latest\n"))
+                .hasMessageContaining("\"latest\\n\" is not the word")
+                .hasMessageNotContaining("\n");
         assertThat(
                         CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
                                 .withResume("./latest")

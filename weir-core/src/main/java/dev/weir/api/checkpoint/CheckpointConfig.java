@@ -63,23 +63,24 @@ public record CheckpointConfig(
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(minPause, "minPause");
         Objects.requireNonNull(resume, "resume");
-        if (resume.isBlank()) {
+        String bare = stripBlanks(resume);
+        if (bare.isEmpty()) {
             throw new IllegalArgumentException(
                     "an empty resume setting: pass \"latest\" (the newest complete checkpoint),"
                             + " \"none\" (start over) or the path of a checkpoint or savepoint");
         }
         for (String word : new String[] {"latest", "none"}) {
-            if (!resume.equals(word) && resume.strip().equalsIgnoreCase(word)) {
+            if (!resume.equals(word) && bare.equalsIgnoreCase(word)) {
                 throw new IllegalArgumentException(
-                        "the resume setting '"
-                                + resume
-                                + "' is not the word \""
+                        "the resume setting \""
+                                + visible(resume)
+                                + "\" is not the word \""
                                 + word
                                 + "\" (it has spaces or capitals) and would be taken as the path"
                                 + " of a checkpoint: pass \""
                                 + word
                                 + "\", or \"./"
-                                + resume.strip()
+                                + bare
                                 + "\" for a directory of that name");
             }
         }
@@ -318,5 +319,51 @@ public record CheckpointConfig(
                 retained,
                 resume,
                 failures);
+    }
+
+    /**
+     * {@code text} without the blanks around it: whitespace, and also the spaces {@link
+     * String#strip()} keeps (a no-break space pasted from a document, U+00A0, U+2007, U+202F) and
+     * the zero-width ones (U+200B, U+FEFF).
+     */
+    private static String stripBlanks(String text) {
+        int start = 0;
+        int end = text.length();
+        while (start < end && isBlank(text.charAt(start))) {
+            start++;
+        }
+        while (end > start && isBlank(text.charAt(end - 1))) {
+            end--;
+        }
+        return text.substring(start, end);
+    }
+
+    private static boolean isBlank(char c) {
+        return Character.isWhitespace(c)
+                || Character.isSpaceChar(c)
+                || c == '\u200B'
+                || c == '\uFEFF';
+    }
+
+    /** {@code text} with every character outside printable ASCII written as an escape. */
+    private static String visible(String text) {
+        StringBuilder shown = new StringBuilder(text.length() + 8);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '\n' -> shown.append("\\n");
+                case '\t' -> shown.append("\\t");
+                case '\r' -> shown.append("\\r");
+                case '"', '\\' -> shown.append('\\').append(c);
+                default -> {
+                    if (c >= 0x20 && c < 0x7F) {
+                        shown.append(c);
+                    } else {
+                        shown.append(String.format(java.util.Locale.ROOT, "\\u%04X", (int) c));
+                    }
+                }
+            }
+        }
+        return shown.toString();
     }
 }
