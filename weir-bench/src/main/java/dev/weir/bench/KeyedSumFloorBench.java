@@ -58,6 +58,14 @@ public final class KeyedSumFloorBench implements Callable<Integer> {
         if (n < 1 || k < 1 || p < 1 || runs < 1) {
             throw new IllegalArgumentException("--n, --k, --p and --runs must be at least 1");
         }
+        if (p > KEY_GROUPS) {
+            throw new IllegalArgumentException(
+                    "--p "
+                            + p
+                            + " is above the "
+                            + KEY_GROUPS
+                            + " key groups: a thread would own no key (Weir refuses it too)");
+        }
         if (!shape.equals("sum") && !shape.equals("multi")) {
             throw new IllegalArgumentException("unknown --shape '" + shape + "'; use sum or multi");
         }

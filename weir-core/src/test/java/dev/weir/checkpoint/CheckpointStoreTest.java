@@ -176,11 +176,22 @@ class CheckpointStoreTest {
                                             .withResume(almost))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("is not the word")
-                    .hasMessageContaining("./" + almost.strip());
+                    .hasMessageContaining("\"./" + almost + "\" for a directory");
         }
         // Blanks String.strip() keeps (a no-break space pasted from a document, a zero-width
         // space) count as blanks too; the message shows what was passed, escaped.
-        for (String pasted : new String[] {"latest\u00A0", "\u200Bnone", "\u202Flatest"}) {
+        for (String pasted :
+                new String[] {
+                    "latest\u00A0",
+                    "\u200Bnone",
+                    "\u202Flatest",
+                    "latest\u2060",
+                    "lat\u200Best",
+                    "\u00ADnone",
+                    "none\u200E",
+                    "latest\u0000",
+                    "\u3164latest"
+                }) {
             assertThatThrownBy(
                             () ->
                                     CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
@@ -194,7 +205,16 @@ class CheckpointStoreTest {
                                 CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
                                         .withResume("latest\n"))
                 .hasMessageContaining("\"latest\\n\" is not the word")
+                .hasMessageContaining("\"./latest\\n\" for a directory")
                 .hasMessageNotContaining("\n");
+        // A long setting is cut in the message.
+        String padded = "latest" + "\u00A0".repeat(100_000);
+        assertThatThrownBy(
+                        () ->
+                                CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
+                                        .withResume(padded))
+                .hasMessageContaining("(100006 characters)")
+                .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(4_000));
         assertThat(
                         CheckpointConfig.exactlyOnce(Duration.ofSeconds(1), dir)
                                 .withResume("./latest")

@@ -54,8 +54,8 @@ public record CheckpointConfig(
      * @param tolerableFailures failed checkpoints in a row before the job fails, 0 to 1,000,000
      * @throws NullPointerException if {@code mode}, a duration or {@code resume} is null
      * @throws IllegalArgumentException if a value is out of range, {@code resume} is blank or a
-     *     resume word with spaces or capitals ({@code " latest"}, {@code "None"}), or checkpointing
-     *     is on without a directory
+     *     resume word with blanks, invisible characters or capitals ({@code " latest"}, {@code
+     *     "None"}), or checkpointing is on without a directory
      */
     public CheckpointConfig {
         Objects.requireNonNull(mode, "mode");
@@ -63,7 +63,7 @@ public record CheckpointConfig(
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(minPause, "minPause");
         Objects.requireNonNull(resume, "resume");
-        String bare = stripBlanks(resume);
+        String bare = withoutBlanks(resume);
         if (bare.isEmpty()) {
             throw new IllegalArgumentException(
                     "an empty resume setting: pass \"latest\" (the newest complete checkpoint),"
@@ -76,11 +76,11 @@ public record CheckpointConfig(
                                 + visible(resume)
                                 + "\" is not the word \""
                                 + word
-                                + "\" (it has spaces or capitals) and would be taken as the path"
-                                + " of a checkpoint: pass \""
+                                + "\" (it differs in blanks, invisible characters or letter case)"
+                                + " and would be taken as the path of a checkpoint: pass \""
                                 + word
                                 + "\", or \"./"
-                                + bare
+                                + visible(resume)
                                 + "\" for a directory of that name");
             }
         }
@@ -322,11 +322,12 @@ public record CheckpointConfig(
     }
 
     /**
-     * {@code text} without the blanks around it: whitespace, and also the spaces {@link
-     * String#strip()} keeps (a no-break space pasted from a document, U+00A0, U+2007, U+202F) and
-     * the zero-width ones (U+200B, U+FEFF).
+     * {@code text} without the blanks around it, and without the invisible characters anywhere in
+     * it: besides whitespace, the spaces {@link String#strip()} keeps (a no-break space pasted from
+     * a document), format and control characters (zero-width spaces and joiners, direction marks, a
+     * soft hyphen) and the letters that render as blank.
      */
-    private static String stripBlanks(String text) {
+    private static String withoutBlanks(String text) {
         int start = 0;
         int end = text.length();
         while (start < end && isBlank(text.charAt(start))) {
@@ -335,20 +336,40 @@ public record CheckpointConfig(
         while (end > start && isBlank(text.charAt(end - 1))) {
             end--;
         }
-        return text.substring(start, end);
+        StringBuilder kept = new StringBuilder(end - start);
+        for (int i = start; i < end; i++) {
+            char c = text.charAt(i);
+            if (!isInvisible(c)) {
+                kept.append(c);
+            }
+        }
+        return kept.toString();
     }
 
     private static boolean isBlank(char c) {
-        return Character.isWhitespace(c)
-                || Character.isSpaceChar(c)
-                || c == '\u200B'
-                || c == '\uFEFF';
+        return Character.isWhitespace(c) || Character.isSpaceChar(c) || isInvisible(c);
     }
 
-    /** {@code text} with every character outside printable ASCII written as an escape. */
+    private static boolean isInvisible(char c) {
+        int type = Character.getType(c);
+        return type == Character.FORMAT
+                || type == Character.CONTROL
+                || c == '\u034F' // combining grapheme joiner
+                || c == '\u115F' // Hangul fillers
+                || c == '\u1160'
+                || c == '\u3164'
+                || c == '\uFFA0'
+                || c == '\u2800'; // braille blank
+    }
+
+    /**
+     * {@code text} with every character outside printable ASCII written as an escape, and cut after
+     * 200 characters.
+     */
     private static String visible(String text) {
-        StringBuilder shown = new StringBuilder(text.length() + 8);
-        for (int i = 0; i < text.length(); i++) {
+        int shownChars = Math.min(text.length(), 200);
+        StringBuilder shown = new StringBuilder(shownChars + 16);
+        for (int i = 0; i < shownChars; i++) {
             char c = text.charAt(i);
             switch (c) {
                 case '\n' -> shown.append("\\n");
@@ -363,6 +384,9 @@ public record CheckpointConfig(
                     }
                 }
             }
+        }
+        if (shownChars < text.length()) {
+            shown.append("... (").append(text.length()).append(" characters)");
         }
         return shown.toString();
     }
