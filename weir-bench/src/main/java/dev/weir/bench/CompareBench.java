@@ -258,7 +258,7 @@ public final class CompareBench implements Callable<Integer> {
         return 0;
     }
 
-    /** Child JVMs a row starts: each engine once per run. */
+    /** Child JVMs a row starts: each engine (and the job by hand, where it runs) once per run. */
     private long unitsOf(Row row) {
         if (row.job().startsWith("kafka")) {
             return (long) runs * KafkaCompare.ENGINES.size();
