@@ -121,7 +121,7 @@ public final class KeyedSumFloorBench implements Callable<Integer> {
         private final long n;
         private final long keys;
         private final Ring[][] rings;
-        private final int[] ownerOfGroup = new int[KEY_GROUPS];
+        private final int[] ownerOfGroup;
         final Map<Long, Long> sums = new HashMap<>();
         volatile Throwable failure;
         private int ended;
@@ -132,9 +132,7 @@ public final class KeyedSumFloorBench implements Callable<Integer> {
             this.n = n;
             this.keys = keys;
             this.rings = rings;
-            for (int group = 0; group < KEY_GROUPS; group++) {
-                ownerOfGroup[group] = KeyGroups.subtaskOf(group, KEY_GROUPS, threads);
-            }
+            this.ownerOfGroup = ownersOfGroups(threads);
         }
 
         @Override
@@ -247,6 +245,15 @@ public final class KeyedSumFloorBench implements Callable<Integer> {
             sizes[to] = 0;
             return rest;
         }
+    }
+
+    /** The thread owning each key group, as Weir assigns key groups to {@code threads} subtasks. */
+    static int[] ownersOfGroups(int threads) {
+        int[] owners = new int[KEY_GROUPS];
+        for (int group = 0; group < KEY_GROUPS; group++) {
+            owners[group] = KeyGroups.subtaskOf(group, KEY_GROUPS, threads);
+        }
+        return owners;
     }
 
     /** The rings between {@code threads} threads, {@code [from][to]}. */

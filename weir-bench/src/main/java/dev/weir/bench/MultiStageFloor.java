@@ -50,7 +50,6 @@ final class MultiStageFloor {
 
     /** One thread: its stripe, and the keys it owns in both keyed stages. */
     private static final class Worker implements Runnable {
-        private static final int BATCH = KeyedSumFloorBench.BATCH;
         private static final int GROUPS = KeyedSumFloorBench.KEY_GROUPS;
         private static final Object[] END = KeyedSumFloorBench.END;
 
@@ -60,7 +59,7 @@ final class MultiStageFloor {
         private final long keys;
         private final Ring[][] first;
         private final Ring[][] second;
-        private final int[] ownerOfGroup = new int[GROUPS];
+        private final int[] ownerOfGroup;
 
         /** The second shuffle's batches being filled by this thread's running sums. */
         private final Outbox sumsOut;
@@ -80,9 +79,7 @@ final class MultiStageFloor {
             this.first = first;
             this.second = second;
             this.sumsOut = new Outbox(threads);
-            for (int group = 0; group < GROUPS; group++) {
-                ownerOfGroup[group] = KeyGroups.subtaskOf(group, GROUPS, threads);
-            }
+            this.ownerOfGroup = KeyedSumFloorBench.ownersOfGroups(threads);
         }
 
         @Override

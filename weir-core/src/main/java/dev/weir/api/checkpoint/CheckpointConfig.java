@@ -71,16 +71,17 @@ public record CheckpointConfig(
         }
         for (String word : new String[] {"latest", "none"}) {
             if (!resume.equals(word) && bare.equalsIgnoreCase(word)) {
+                String shown = visible(resume);
                 throw new IllegalArgumentException(
                         "the resume setting \""
-                                + visible(resume)
+                                + shown
                                 + "\" is not the word \""
                                 + word
                                 + "\" (it differs in blanks, invisible characters or letter case)"
                                 + " and would be taken as the path of a checkpoint: pass \""
                                 + word
                                 + "\", or \"./"
-                                + visible(resume)
+                                + shown
                                 + "\" for a directory of that name");
             }
         }
